@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Build: vmlinux.h (from the running kernel's BTF) -> .bpf.o -> skeleton ->
+# user space.  Everything generated goes to build/.  `make V=1` shows commands.
+
+OUTPUT ?= build
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CC ?= gcc
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+BTF ?= /sys/kernel/btf/vmlinux
+
+CFLAGS ?= -O2 -g
+CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE
+CPPFLAGS += -I. -I$(OUTPUT)
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	-I. -I$(OUTPUT)
+LDLIBS += -lbpf -lelf -lz -lmnl
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all deps check demo clean unit prog netns verifier-stats bench \
+	bench-quick kernel-check format
+
+BPF_SRCS := $(wildcard xdp_tc/*.bpf.c)
+BPF_OBJS := $(patsubst xdp_tc/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
+SKELS := $(patsubst xdp_tc/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+BPF_HDRS := $(wildcard xdp_tc/*.h) maps/classifier_abi.h
+
+# User-space library: everything but the CLI's main and the tests.
+LIB_SRCS := $(wildcard lib/*.c maps/*.c loader/*.c)
+LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+CLI_SRCS := $(wildcard cli/*.c)
+CLI_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(CLI_SRCS))
+USER_HDRS := $(wildcard lib/*.h maps/*.h loader/*.h cli/*.h)
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+PROG_SRCS := $(wildcard tests/prog/*.c)
+PROG_BIN := $(OUTPUT)/tests/prog_test_run
+
+all: $(OUTPUT)/classifier $(UNIT_BINS) $(PROG_BIN)
+
+$(OUTPUT) $(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/vmlinux.h: | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file $(BTF) format c > $@
+
+$(OUTPUT)/%.bpf.o: xdp_tc/%.bpf.c $(BPF_HDRS) $(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(OUTPUT)/%.o: %.c $(USER_HDRS) $(SKELS) maps/classifier_abi.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/classifier: $(CLI_OBJS) $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) \
+		$(filter-out $(OUTPUT)/cli/main.o,$(CLI_OBJS)) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+
+$(PROG_BIN): $(PROG_SRCS) $(SKELS) $(LIB_OBJS) $(wildcard tests/prog/*.h) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_SRCS) $(LIB_OBJS) $(LDLIBS) -o $@
+
+deps:
+	$(Q)./tests/deps.sh
+
+unit: $(UNIT_BINS)
+	$(Q)set -e; for t in $(UNIT_BINS); do $$t; done
+
+prog: $(PROG_BIN)
+	$(Q)$(PROG_BIN)
+
+verifier-stats: $(PROG_BIN)
+	$(Q)$(PROG_BIN) --verifier-stats
+
+netns: $(OUTPUT)/classifier
+	$(Q)./tests/netns/run.sh $(OUTPUT)/classifier
+
+# The README's test command: installs what is missing, then all three layers.
+check: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory unit
+	$(Q)$(MAKE) --no-print-directory verifier-stats
+	$(Q)$(MAKE) --no-print-directory prog
+	$(Q)$(MAKE) --no-print-directory netns
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory $(OUTPUT)/classifier
+	$(Q)./deploy/demo.sh $(OUTPUT)/classifier
+
+format:
+	$(Q)clang-format -i $(wildcard */*.c */*.h tests/*/*.c tests/*/*.h)
+
+clean:
+	$(call msg,CLEAN,$(OUTPUT))
+	$(Q)rm -rf $(OUTPUT)

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The contract between the BPF programs (xdp_tc/) and user space (maps/,
+ * loader/, cli/): every key, value, limit and flag lives here once.
+ * Changing a layout here changes the pinned maps: bump CLS_ABI_VERSION.
+ */
+#ifndef CLASSIFIER_ABI_H
+#define CLASSIFIER_ABI_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define CLS_ABI_VERSION 1
+
+/* Dense class indices; index 0 is the default class (no route matched). */
+#define CLS_MAX_CLASSES 4096
+#define CLS_DEFAULT_CLASS 0
+#define CLS_NAME_MAX 32
+
+/* Upper bounds for the LPM tries (BPF_F_NO_PREALLOC: memory follows use). */
+#define CLS_MAX_ROUTES_V4 (1U << 21)
+#define CLS_MAX_ROUTES_V6 (1U << 21)
+
+/* Parser bounds. */
+#define CLS_MAX_VLAN_TAGS 2
+#define CLS_MAX_IPV6_EXT_HDRS 8
+
+struct cls_v4_key {
+	__u32 prefixlen;
+	__u8 addr[4]; /* network byte order */
+};
+
+struct cls_v6_key {
+	__u32 prefixlen;
+	__u8 addr[16];
+};
+
+/* Route value: a class index (u32) into the classes map. */
+
+/* struct cls_class.flags */
+#define CLS_F_VALID (1U << 0)    /* slot is in use */
+#define CLS_F_PRIORITY (1U << 1) /* skb->priority = classid */
+#define CLS_F_MARK (1U << 2)     /* skb->mark = mark */
+#define CLS_F_DSCP (1U << 3)     /* rewrite DSCP (v4 TOS / v6 traffic class) */
+#define CLS_F_DROP (1U << 4)     /* TC_ACT_SHOT / XDP_DROP */
+
+struct cls_class {
+	__u32 classid; /* tc handle MAJ:MIN, as TC_H_MAKE() builds it */
+	__u32 mark;
+	__u16 flags;
+	__u8 dscp; /* 0..63 */
+	__u8 pad;
+};
+
+/* User-space only metadata, kept in BPF memory so the CLI stays stateless. */
+struct cls_class_meta {
+	char name[CLS_NAME_MAX];
+};
+
+/* Why a packet was left unclassified (passed untouched, never dropped). */
+enum cls_reason {
+	CLS_R_NOT_IP = 0,  /* ARP, LLDP, ... or more VLAN tags than we parse */
+	CLS_R_TRUNCATED,   /* a header runs past the end of the packet */
+	CLS_R_MALFORMED,   /* bad version, IHL < 5, bad lengths */
+	CLS_R_EXT_LIMIT,   /* more IPv6 extension headers than we walk */
+	CLS_R_NO_TABLE,    /* route table slot empty (never after load) */
+	CLS_R_MAX,
+};
+#define CLS_REASON_SLOTS 16
+
+/*
+ * stats: one BPF_F_MMAPABLE ARRAY of nr_cpus * CLS_STATS_STRIDE counters.
+ * CPU c owns entries [c * CLS_STATS_STRIDE, (c + 1) * CLS_STATS_STRIDE):
+ * classes first, then one slot per cls_reason.  Only CPU c writes its slice,
+ * so the data path uses plain adds.
+ */
+#define CLS_STATS_STRIDE (CLS_MAX_CLASSES + CLS_REASON_SLOTS)
+#define CLS_STATS_REASON_BASE CLS_MAX_CLASSES
+
+struct cls_counter {
+	__u64 packets;
+	__u64 bytes;
+};
+
+/* config: ARRAY with one entry; the data path only reads it. */
+struct cls_config {
+	__u32 stats_on;
+	__u32 abi_version;
+};
+
+#endif /* CLASSIFIER_ABI_H */
