@@ -34,9 +34,10 @@ BPF_OBJS := $(patsubst xdp_tc/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst xdp_tc/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 BPF_HDRS := $(wildcard xdp_tc/*.h) maps/classifier_abi.h
 
-# User-space library: everything but the CLI's main and the tests.
-LIB_SRCS := $(wildcard lib/*.c maps/*.c loader/*.c)
-LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+# lib/: pure helpers (logging, parsing, JSON) that unit tests link alone.
+UTIL_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard lib/*.c))
+# The user-space library proper: pinned maps and the loader.
+LIB_OBJS := $(UTIL_OBJS) $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard maps/*.c loader/*.c))
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(CLI_SRCS))
 USER_HDRS := $(wildcard lib/*.h maps/*.h loader/*.h cli/*.h)
@@ -72,15 +73,15 @@ $(OUTPUT)/classifier: $(CLI_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) \
-		$(filter-out $(OUTPUT)/cli/main.o,$(CLI_OBJS)) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_%: tests/unit/test_%.c $(UTIL_OBJS) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
-$(PROG_BIN): $(PROG_SRCS) $(SKELS) $(LIB_OBJS) $(wildcard tests/prog/*.h) \
-		| $(OUTPUT)/tests
+# The data-path tests need only the skeleton and libbpf.
+$(PROG_BIN): $(PROG_SRCS) $(SKELS) $(wildcard tests/prog/*.h) \
+		maps/classifier_abi.h | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_SRCS) $(LIB_OBJS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_SRCS) -lbpf -lelf -lz -o $@
 
 deps:
 	$(Q)./tests/deps.sh
