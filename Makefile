@@ -64,10 +64,13 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/%.o: %.c $(USER_HDRS) $(SKELS) maps/classifier_abi.h
+$(OUTPUT)/%.o: %.c $(USER_HDRS) maps/classifier_abi.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+# Only the loader embeds the BPF object.
+$(patsubst %.c,$(OUTPUT)/%.o,$(wildcard loader/*.c)): $(SKELS)
 
 $(OUTPUT)/classifier: $(CLI_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
