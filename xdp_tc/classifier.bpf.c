@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The data path: tc egress classifies by destination, XDP ingress by
+ * source.  Both are thin: parse, look up, apply, count.  Packets we cannot
+ * classify are passed untouched and counted under a reason.
+ */
+/*
+ * Some kernels' BTF has a typedef named "config" (zstd), which would clash
+ * with the map user space knows by that name: rename the typedef.
+ */
+#define config cls_vmlinux_config
+#include "vmlinux.h"
+#undef config
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "maps/classifier_abi.h"
+
+#include "xdp_tc/maps.bpf.h"
+#include "xdp_tc/parse.h"
+#include "xdp_tc/lookup.h"
+#include "xdp_tc/count.h"
+#include "xdp_tc/action.h"
+
+/* Ethernet + two VLAN tags + IPv6: enough for every fixed header we read. */
+#define CLS_PULL_LEN 64
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/*
+ * Looks up the class, counting NO_TABLE and the class itself.  Returns the
+ * class index; the default class stands in when there is no table.
+ */
+static __always_inline __u32 cls_classify(const struct cls_pkt *pkt,
+					  __u64 bytes)
+{
+	int idx;
+
+	idx = cls_lookup_class(pkt);
+	if (idx < 0) {
+		cls_count_reason(CLS_R_NO_TABLE, bytes);
+		idx = CLS_DEFAULT_CLASS;
+	}
+	cls_count_class(idx, bytes);
+	return idx;
+}
+
+/*
+ * Headers are normally in the linear part on egress; pull them in only when
+ * they are not, since a pull may copy a cloned skb.
+ */
+static __always_inline void cls_linearize(struct __sk_buff *skb)
+{
+	__u32 linear = skb->data_end - skb->data;
+
+	if (linear < CLS_PULL_LEN && skb->len > linear)
+		bpf_skb_pull_data(skb, skb->len < CLS_PULL_LEN ? skb->len
+							       : CLS_PULL_LEN);
+}
+
+SEC("tc")
+int cls_egress(struct __sk_buff *skb)
+{
+	struct cls_pkt pkt = {};
+	struct cls_class *cls;
+	void *data, *data_end;
+	__u32 idx;
+
+	cls_linearize(skb);
+	/* Keeps clang from merging the ctx loads into ctx + variable offset. */
+	asm volatile("" ::: "memory");
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
+	if (cls_parse(skb, data, data_end, skb->len, &pkt, false, true)) {
+		cls_count_reason(pkt.reason, skb->len);
+		return TC_ACT_UNSPEC;
+	}
+	idx = cls_classify(&pkt, skb->len);
+	cls = bpf_map_lookup_elem(&classes, &idx);
+	return cls_apply_skb(skb, cls, &pkt);
+}
+
+SEC("xdp")
+int cls_ingress(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u32 len = data_end - data;
+	struct cls_pkt pkt = {};
+	struct cls_class *cls;
+	__u32 idx;
+
+	if (cls_parse(ctx, data, data_end, len, &pkt, true, false)) {
+		cls_count_reason(pkt.reason, len);
+		return XDP_PASS;
+	}
+	idx = cls_classify(&pkt, len);
+	cls = bpf_map_lookup_elem(&classes, &idx);
+	return cls_apply_xdp(cls);
+}

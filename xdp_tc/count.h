@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * Per-CPU counters in one mmapable array: CPU c owns the slice starting at
+ * c * CLS_STATS_STRIDE and nobody else writes it, hence plain adds.
+ */
+#ifndef CLS_COUNT_H
+#define CLS_COUNT_H
+
+static __always_inline void cls_count_slot(__u32 slot, __u64 bytes)
+{
+	struct cls_counter *c;
+	__u32 idx;
+
+	idx = bpf_get_smp_processor_id() * CLS_STATS_STRIDE + slot;
+	c = bpf_map_lookup_elem(&stats, &idx);
+	if (!c)
+		return;
+	c->packets += 1;
+	c->bytes += bytes;
+}
+
+/* Class counters cost a cache line per packet, so they can be turned off. */
+static __always_inline void cls_count_class(__u32 class_idx, __u64 bytes)
+{
+	struct cls_config *cfg;
+	__u32 zero = 0;
+
+	cfg = bpf_map_lookup_elem(&config, &zero);
+	if (!cfg || !cfg->stats_on)
+		return;
+	cls_count_slot(class_idx, bytes);
+}
+
+/* Reasons are rare and explain lost classification: always counted. */
+static __always_inline void cls_count_reason(__u32 reason, __u64 bytes)
+{
+	cls_count_slot(CLS_STATS_REASON_BASE + reason, bytes);
+}
+
+#endif /* CLS_COUNT_H */

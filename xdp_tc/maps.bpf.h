@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * Map definitions of the data path.  The names are part of the contract
+ * with user space, which finds the maps by these names in the skeleton and
+ * pins them: do not rename.
+ */
+#ifndef CLS_MAPS_BPF_H
+#define CLS_MAPS_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cls_config);
+} config SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CLS_MAX_CLASSES);
+	__type(key, __u32);
+	__type(value, struct cls_class);
+} classes SEC(".maps");
+
+/* Never read here: it lives in BPF memory so the CLI can stay stateless. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CLS_MAX_CLASSES);
+	__type(key, __u32);
+	__type(value, struct cls_class_meta);
+} class_meta SEC(".maps");
+
+/*
+ * The tries sit behind a one-slot ARRAY_OF_MAPS so that user space can build
+ * a whole new table and swap it in with one update.  Slot 0 is left empty
+ * here on purpose: user space creates the inner trie (same type, key, value,
+ * flags and max_entries as these templates) and installs it.
+ * Sizes rather than BTF types: clang 14 emits the key structs of a nested
+ * map definition as forward declarations, which libbpf cannot size.
+ */
+struct cls_routes_v4_inner {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, CLS_MAX_ROUTES_V4);
+	__uint(key_size, sizeof(struct cls_v4_key));
+	__uint(value_size, sizeof(__u32));
+};
+
+struct cls_routes_v6_inner {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, CLS_MAX_ROUTES_V6);
+	__uint(key_size, sizeof(struct cls_v6_key));
+	__uint(value_size, sizeof(__u32));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct cls_routes_v4_inner);
+} routes_v4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct cls_routes_v6_inner);
+} routes_v6 SEC(".maps");
+
+/*
+ * One slice of CLS_STATS_STRIDE counters per possible CPU; user space raises
+ * max_entries to nr_possible_cpus * CLS_STATS_STRIDE before load.  An index
+ * past the end (user space forgot) makes the lookup fail, never overflow.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, CLS_STATS_STRIDE);
+	__type(key, __u32);
+	__type(value, struct cls_counter);
+} stats SEC(".maps");
+
+#endif /* CLS_MAPS_BPF_H */
