@@ -289,7 +289,7 @@ int parse_u64(const char *s, __u64 *v)
 	return parse_unsigned(s, ~0ULL, v);
 }
 
-/* RFC 2474 class selectors, RFC 2597 AF, RFC 3246 EF, RFC 5865 VA, RFC 8622 LE. */
+/* CS: RFC 2474, AF: RFC 2597, EF: RFC 3246, VA: RFC 5865, LE: RFC 8622. */
 static int dscp_by_name(const char *s, __u8 *dscp)
 {
 	size_t len = strlen(s);
