@@ -36,8 +36,8 @@
 /* TCA_KIND strings are at most IFNAMSIZ bytes in the kernel. */
 #define TC_KIND_LEN IFNAMSIZ
 
-#define CLSACT_HANDLE TC_H_MAKE(TC_H_CLSACT, 0)
-#define EGRESS_PARENT TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS)
+#define CLSACT_HANDLE  TC_H_MAKE(TC_H_CLSACT, 0)
+#define EGRESS_PARENT  TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS)
 #define INGRESS_PARENT TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS)
 /* tcm_info of a filter: preference in the high half, protocol (network
  * byte order) in the low half.
@@ -280,7 +280,8 @@ static int ingress_qdisc_cb(const struct nlmsghdr *nlh, void *data)
 	if (tcm->tcm_parent != TC_H_INGRESS || !tb[TCA_KIND] ||
 	    mnl_attr_validate(tb[TCA_KIND], MNL_TYPE_NUL_STRING))
 		return MNL_CB_OK;
-	snprintf(q->kind, sizeof(q->kind), "%s", mnl_attr_get_str(tb[TCA_KIND]));
+	snprintf(q->kind, sizeof(q->kind), "%s",
+		 mnl_attr_get_str(tb[TCA_KIND]));
 	return MNL_CB_OK;
 }
 
@@ -288,7 +289,7 @@ static int ingress_qdisc_cb(const struct nlmsghdr *nlh, void *data)
 static int ingress_qdisc_kind(struct tc_nl *nl, int ifindex, char *kind,
 			      size_t len)
 {
-	struct ingress_qdisc q = { .ifindex = ifindex };
+	struct ingress_qdisc q = {.ifindex = ifindex};
 	struct nlmsghdr *nlh;
 	int err;
 
@@ -403,8 +404,7 @@ int tc_filter_attach(int ifindex, int prog_fd, const char *name)
 	mnl_attr_put_strz(nlh, TCA_KIND, "bpf");
 	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
 	mnl_attr_put_u32(nlh, TCA_BPF_FD, prog_fd);
-	if (!mnl_attr_put_strz_check(nlh, TC_NL_BUF_SIZE, TCA_BPF_NAME,
-				     name)) {
+	if (!mnl_attr_put_strz_check(nlh, TC_NL_BUF_SIZE, TCA_BPF_NAME, name)) {
 		err = -ENAMETOOLONG;
 		goto out;
 	}
@@ -542,7 +542,7 @@ static int count_cb(const struct nlmsghdr *nlh, void *data)
 
 int tc_clsact_count_filters(int ifindex)
 {
-	static const __u32 parents[] = { INGRESS_PARENT, EGRESS_PARENT };
+	static const __u32 parents[] = {INGRESS_PARENT, EGRESS_PARENT};
 	struct nlmsghdr *nlh;
 	struct tc_nl nl;
 	int count = 0;

@@ -14,7 +14,7 @@
 /* Our filter's fixed identity on clsact egress, so attach is idempotent
  * and detach exact.
  */
-#define CLS_TC_PRIO 0xC1A5 /* filter preference (u16) */
+#define CLS_TC_PRIO   0xC1A5 /* filter preference (u16) */
 #define CLS_TC_HANDLE 1
 
 /* Ensure a clsact qdisc exists on ifindex. *created = true iff this call
@@ -37,7 +37,9 @@ int tc_filter_detach(int ifindex);
  */
 int tc_filter_query(int ifindex, __u32 *prog_id);
 /* Number of filters on clsact (both ingress and egress), ours included;
- * negative errno.
+ * negative errno. Every dumped object with a handle counts, so a u32 hash
+ * table counts too: the answer errs towards "not empty", which is the safe
+ * side for deciding whether to delete a clsact we created.
  */
 int tc_clsact_count_filters(int ifindex);
 /* The last netlink extended-ack message (NLMSGERR_ATTR_MSG), or "", so the

@@ -32,7 +32,7 @@
  * (classic bytecode, "return 0") and u32 without actions are built in here.
  */
 #define CBPF_FILTER "bpf bytecode '1,6 0 0 0,'"
-#define U32_FILTER "u32 match u32 0 0 classid 1:1"
+#define U32_FILTER  "u32 match u32 0 0 classid 1:1"
 /* An ifindex no device in a fresh namespace has. */
 #define BAD_IFINDEX 999999
 
@@ -81,9 +81,10 @@ static int output_has(const char *cmd, const char *needle)
 static int load_prog(const char *name, __u32 *id)
 {
 	const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
-		  .imm = -1 },
-		{ .code = BPF_JMP | BPF_EXIT },
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K,
+		 .dst_reg = BPF_REG_0,
+		 .imm = -1},
+		{.code = BPF_JMP | BPF_EXIT},
 	};
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info);
@@ -124,14 +125,18 @@ static void test_clsact(int ifindex)
 	int ret;
 
 	ret = tc_clsact_ensure(ifindex, &created);
-	check(ret == 0 && created, "ensure on bare device creates clsact "
-	      "(ret %d, created %d)", ret, created);
+	check(ret == 0 && created,
+	      "ensure on bare device creates clsact "
+	      "(ret %d, created %d)",
+	      ret, created);
 	check(output_has("tc qdisc show dev " DEV, "qdisc clsact ffff:") == 1,
 	      "tc qdisc show lists clsact");
 	created = true;
 	ret = tc_clsact_ensure(ifindex, &created);
-	check(ret == 0 && !created, "second ensure reuses clsact "
-	      "(ret %d, created %d)", ret, created);
+	check(ret == 0 && !created,
+	      "second ensure reuses clsact "
+	      "(ret %d, created %d)",
+	      ret, created);
 }
 
 static void test_attach_replace(int ifindex, int fd_a, __u32 id_a, int fd_b,
@@ -149,8 +154,10 @@ static void test_attach_replace(int ifindex, int fd_a, __u32 id_a, int fd_b,
 	check(ret == 0, "attach prog A (ret %d, extack \"%s\")", ret,
 	      tc_netlink_last_error());
 	ret = tc_filter_query(ifindex, &id);
-	check(ret == 1 && id == id_a, "query returns prog A's id "
-	      "(ret %d, id %u, want %u)", ret, id, id_a);
+	check(ret == 1 && id == id_a,
+	      "query returns prog A's id "
+	      "(ret %d, id %u, want %u)",
+	      ret, id, id_a);
 	check(output_has("tc filter show dev " DEV " egress",
 			 "pref 49573 bpf chain 0 handle 0x1 cls_a "
 			 "direct-action") == 1,
@@ -160,8 +167,10 @@ static void test_attach_replace(int ifindex, int fd_a, __u32 id_a, int fd_b,
 	check(ret == 0, "attach prog B over A (ret %d, extack \"%s\")", ret,
 	      tc_netlink_last_error());
 	ret = tc_filter_query(ifindex, &id);
-	check(ret == 1 && id == id_b, "query returns prog B's id after "
-	      "replace (ret %d, id %u, want %u)", ret, id, id_b);
+	check(ret == 1 && id == id_b,
+	      "query returns prog B's id after "
+	      "replace (ret %d, id %u, want %u)",
+	      ret, id, id_b);
 	ret = tc_clsact_count_filters(ifindex);
 	check(ret == 1, "count stays 1 after replace (ret %d)", ret);
 	check(output_has("tc filter show dev " DEV " egress", "cls_a") == 0,
@@ -181,8 +190,7 @@ static void test_count_both_hooks(int ifindex)
 		return;
 	}
 	ret = tc_clsact_count_filters(ifindex);
-	check(ret == 2, "count includes ingress filters (ret %d, want 2)",
-	      ret);
+	check(ret == 2, "count includes ingress filters (ret %d, want 2)", ret);
 	sh("tc filter del dev " DEV " ingress pref 7");
 	ret = tc_clsact_count_filters(ifindex);
 	check(ret == 1, "count back to 1 (ret %d)", ret);
@@ -221,19 +229,19 @@ static void test_detach_exact(int ifindex, int fd)
 	      "detach leaves the foreign pref 10 filter (ret %d)", ret);
 	sh("tc filter del dev " DEV " egress pref 10");
 
-	if (sh("tc filter add dev " DEV " egress pref 49573 protocol all "
-	       U32_FILTER)) {
+	if (sh("tc filter add dev " DEV
+	       " egress pref 49573 protocol all " U32_FILTER)) {
 		check(0, "tc filter add u32 at our pref");
 		return;
 	}
 	before = tc_clsact_count_filters(ifindex);
 	ret = tc_filter_query(ifindex, &id);
-	check(ret == 0, "query ignores a u32 filter at our pref (ret %d)",
-	      ret);
+	check(ret == 0, "query ignores a u32 filter at our pref (ret %d)", ret);
 	ret = tc_filter_attach(ifindex, fd, "cls_a");
 	check(ret < 0 && tc_netlink_last_error()[0],
 	      "attach over a foreign kind fails with extack (ret %d, "
-	      "\"%s\")", ret, tc_netlink_last_error());
+	      "\"%s\")",
+	      ret, tc_netlink_last_error());
 	ret = tc_filter_detach(ifindex);
 	check(ret == -ENOENT && before > 0 &&
 		      tc_clsact_count_filters(ifindex) == before,
@@ -253,8 +261,7 @@ static void test_delete(int ifindex, int fd)
 	ret = tc_clsact_delete(ifindex);
 	check(ret == -ENOENT, "delete twice -> -ENOENT (ret %d)", ret);
 	ret = tc_filter_detach(ifindex);
-	check(ret == -ENOENT, "detach without clsact -> -ENOENT (ret %d)",
-	      ret);
+	check(ret == -ENOENT, "detach without clsact -> -ENOENT (ret %d)", ret);
 	ret = tc_filter_query(ifindex, &id);
 	check(ret == 0, "query without clsact -> 0 (ret %d)", ret);
 	ret = tc_clsact_count_filters(ifindex);
@@ -301,8 +308,8 @@ static void test_ingress_qdisc(int ifindex)
 	      "ensure over an ingress qdisc -> -EEXIST (ret %d, \"%s\")", ret,
 	      tc_netlink_last_error());
 	ret = tc_clsact_delete(ifindex);
-	check(ret == -ENOENT &&
-		      output_has("tc qdisc show dev " DEV, "qdisc ingress") == 1,
+	check(ret == -ENOENT && output_has("tc qdisc show dev " DEV,
+					   "qdisc ingress") == 1,
 	      "delete leaves the ingress qdisc alone (ret %d)", ret);
 	sh("tc qdisc del dev " DEV " ingress");
 }
