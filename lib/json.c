@@ -9,10 +9,10 @@
 struct json_writer {
 	FILE *f;
 	bool pretty;
-	bool after_name;  /* a key was written; the value needs no separator */
-	bool wrote;       /* anything at all, so destroy knows to end the line */
+	bool after_name; /* a key was written; the value needs no separator */
+	bool wrote;	 /* anything at all, so destroy knows to end the line */
 	int depth;
-	int skipped;      /* containers opened past JW_MAX_DEPTH, not written */
+	int skipped; /* containers opened past JW_MAX_DEPTH, not written */
 	bool first[JW_MAX_DEPTH + 1]; /* nothing yet at this level */
 	char close[JW_MAX_DEPTH + 1]; /* '}' or ']' for each open level */
 };

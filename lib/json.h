@@ -14,7 +14,7 @@ struct json_writer;
 
 /* Several top-level values are written one per line (JSON Lines). */
 struct json_writer *jw_new(FILE *f, bool pretty); /* NULL on ENOMEM */
-void jw_destroy(struct json_writer **jw);          /* ends with a newline */
+void jw_destroy(struct json_writer **jw);	  /* ends with a newline */
 
 void jw_start_object(struct json_writer *jw);
 void jw_end_object(struct json_writer *jw);

@@ -48,16 +48,16 @@ static int parse_addr_n(const char *s, size_t len, struct cls_prefix *p,
 		return fail(why, "missing address");
 	/* inet_pton needs a terminated copy; too long means not an address. */
 	if (len >= sizeof(buf))
-		return fail(why, v6 ? "invalid IPv6 address" :
-				      "invalid IPv4 address");
+		return fail(why, v6 ? "invalid IPv6 address"
+				    : "invalid IPv4 address");
 	memcpy(buf, s, len);
 	buf[len] = '\0';
 
 	memset(p, 0, sizeof(*p));
 	p->family = v6 ? AF_INET6 : AF_INET;
 	if (inet_pton(p->family, buf, p->addr) != 1)
-		return fail(why, v6 ? "invalid IPv6 address" :
-				      "invalid IPv4 address");
+		return fail(why, v6 ? "invalid IPv6 address"
+				    : "invalid IPv4 address");
 	p->len = family_bits(p->family);
 	return 0;
 }
@@ -86,8 +86,8 @@ static int parse_len(const char *s, int max, __u8 *len, const char **why)
 			v = v * 10 + (*c - '0');
 	}
 	if (v > (unsigned int)max)
-		return fail(why, max == 32 ? "prefix length must be 0-32" :
-					     "prefix length must be 0-128");
+		return fail(why, max == 32 ? "prefix length must be 0-32"
+					   : "prefix length must be 0-128");
 	*len = v;
 	return 0;
 }
@@ -182,8 +182,7 @@ bool prefix_contains(const struct cls_prefix *a, const struct cls_prefix *b)
  * One hex field of a classid, as strtoul(.., 16) would take it but without
  * its leniency for spaces and signs. An empty field is 0, as in tc.
  */
-static int parse_hex_field(const char *s, const char *end, __u32 max,
-			   __u32 *v)
+static int parse_hex_field(const char *s, const char *end, __u32 max, __u32 *v)
 {
 	__u64 acc = 0;
 

@@ -30,25 +30,25 @@ static void test_prefix_valid(void **state)
 		int len;
 		const char *canon;
 	} cases[] = {
-		{ "10.0.0.0/8", AF_INET, 8, "10.0.0.0/8" },
-		{ "10.0.0.0/08", AF_INET, 8, "10.0.0.0/8" },
-		{ "0.0.0.0/0", AF_INET, 0, "0.0.0.0/0" },
-		{ "192.0.2.1", AF_INET, 32, "192.0.2.1/32" },
-		{ "192.0.2.1/32", AF_INET, 32, "192.0.2.1/32" },
-		{ "255.255.255.255/32", AF_INET, 32, "255.255.255.255/32" },
-		{ "192.168.128.0/17", AF_INET, 17, "192.168.128.0/17" },
-		{ "10.0.0.0/7", AF_INET, 7, "10.0.0.0/7" },
-		{ "2001:db8::/32", AF_INET6, 32, "2001:db8::/32" },
-		{ "2001:DB8::/32", AF_INET6, 32, "2001:db8::/32" },
-		{ "2001:0db8:0000::/48", AF_INET6, 48, "2001:db8::/48" },
-		{ "2001:db8::/033", AF_INET6, 33, "2001:db8::/33" },
-		{ "::/0", AF_INET6, 0, "::/0" },
-		{ "::", AF_INET6, 128, "::/128" },
-		{ "::1", AF_INET6, 128, "::1/128" },
-		{ "fe80::1/128", AF_INET6, 128, "fe80::1/128" },
-		{ "::ffff:10.0.0.0/104", AF_INET6, 104, "::ffff:10.0.0.0/104" },
-		{ "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128", AF_INET6, 128,
-		  "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128" },
+		{"10.0.0.0/8", AF_INET, 8, "10.0.0.0/8"},
+		{"10.0.0.0/08", AF_INET, 8, "10.0.0.0/8"},
+		{"0.0.0.0/0", AF_INET, 0, "0.0.0.0/0"},
+		{"192.0.2.1", AF_INET, 32, "192.0.2.1/32"},
+		{"192.0.2.1/32", AF_INET, 32, "192.0.2.1/32"},
+		{"255.255.255.255/32", AF_INET, 32, "255.255.255.255/32"},
+		{"192.168.128.0/17", AF_INET, 17, "192.168.128.0/17"},
+		{"10.0.0.0/7", AF_INET, 7, "10.0.0.0/7"},
+		{"2001:db8::/32", AF_INET6, 32, "2001:db8::/32"},
+		{"2001:DB8::/32", AF_INET6, 32, "2001:db8::/32"},
+		{"2001:0db8:0000::/48", AF_INET6, 48, "2001:db8::/48"},
+		{"2001:db8::/033", AF_INET6, 33, "2001:db8::/33"},
+		{"::/0", AF_INET6, 0, "::/0"},
+		{"::", AF_INET6, 128, "::/128"},
+		{"::1", AF_INET6, 128, "::1/128"},
+		{"fe80::1/128", AF_INET6, 128, "fe80::1/128"},
+		{"::ffff:10.0.0.0/104", AF_INET6, 104, "::ffff:10.0.0.0/104"},
+		{"ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128", AF_INET6, 128,
+		 "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128"},
 	};
 	size_t i;
 
@@ -70,8 +70,8 @@ static void test_prefix_valid(void **state)
 
 static void test_prefix_bytes(void **state)
 {
-	static const __u8 v4[16] = { 192, 0, 2, 1 };
-	static const __u8 v6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	static const __u8 v4[16] = {192, 0, 2, 1};
+	static const __u8 v6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1};
 	struct cls_prefix p;
 
 	(void)state;
@@ -89,40 +89,40 @@ static void test_prefix_invalid(void **state)
 		const char *in;
 		const char *why; /* substring of the reason */
 	} cases[] = {
-		{ "", "empty" },
-		{ "10.0.0.0/", "missing prefix length" },
-		{ "10.0.0.0/8x", "must be a number" },
-		{ "10.0.0.0/-1", "must be a number" },
-		{ "10.0.0.0/+8", "must be a number" },
-		{ "10.0.0.0/ 8", "must be a number" },
-		{ "10.0.0.0/8 ", "must be a number" },
-		{ "10.0.0.0/8\n", "must be a number" },
-		{ "10.0.0.0/8/8", "must be a number" },
-		{ "10.0.0.0/0x8", "must be a number" },
-		{ "10.0.0.0/033", "prefix length must be 0-32" },
-		{ "10.0.0.0/33", "prefix length must be 0-32" },
-		{ "10.0.0.0/4294967304", "prefix length must be 0-32" },
-		{ "::/129", "prefix length must be 0-128" },
-		{ "10.1.0.0/8", "host bits set (did you mean 10.0.0.0/8?)" },
-		{ "192.0.2.1/24", "host bits set (did you mean 192.0.2.0/24?)" },
-		{ "10.0.0.1/0", "host bits set (did you mean 0.0.0.0/0?)" },
-		{ "2001:db8::1/32",
-		  "host bits set (did you mean 2001:db8::/32?)" },
-		{ "/8", "missing address" },
-		{ "10.0.0/8", "invalid IPv4 address" },
-		{ "256.0.0.0/8", "invalid IPv4 address" },
-		{ "1.2.3.4.5", "invalid IPv4 address" },
-		{ "010.0.0.0/8", "invalid IPv4 address" },
-		{ " 10.0.0.0/8", "invalid IPv4 address" },
-		{ "10.0.0.0 /8", "invalid IPv4 address" },
-		{ "10.0.0.0 ", "invalid IPv4 address" },
-		{ "web", "invalid IPv4 address" },
-		{ "2001:db8::g/32", "invalid IPv6 address" },
-		{ ":::/0", "invalid IPv6 address" },
-		{ "fe80::1%eth0/128", "invalid IPv6 address" },
-		{ "::1 ", "invalid IPv6 address" },
-		{ "1111:2222:3333:4444:5555:6666:7777:8888:9999/128",
-		  "invalid IPv6 address" },
+		{"", "empty"},
+		{"10.0.0.0/", "missing prefix length"},
+		{"10.0.0.0/8x", "must be a number"},
+		{"10.0.0.0/-1", "must be a number"},
+		{"10.0.0.0/+8", "must be a number"},
+		{"10.0.0.0/ 8", "must be a number"},
+		{"10.0.0.0/8 ", "must be a number"},
+		{"10.0.0.0/8\n", "must be a number"},
+		{"10.0.0.0/8/8", "must be a number"},
+		{"10.0.0.0/0x8", "must be a number"},
+		{"10.0.0.0/033", "prefix length must be 0-32"},
+		{"10.0.0.0/33", "prefix length must be 0-32"},
+		{"10.0.0.0/4294967304", "prefix length must be 0-32"},
+		{"::/129", "prefix length must be 0-128"},
+		{"10.1.0.0/8", "host bits set (did you mean 10.0.0.0/8?)"},
+		{"192.0.2.1/24", "host bits set (did you mean 192.0.2.0/24?)"},
+		{"10.0.0.1/0", "host bits set (did you mean 0.0.0.0/0?)"},
+		{"2001:db8::1/32",
+		 "host bits set (did you mean 2001:db8::/32?)"},
+		{"/8", "missing address"},
+		{"10.0.0/8", "invalid IPv4 address"},
+		{"256.0.0.0/8", "invalid IPv4 address"},
+		{"1.2.3.4.5", "invalid IPv4 address"},
+		{"010.0.0.0/8", "invalid IPv4 address"},
+		{" 10.0.0.0/8", "invalid IPv4 address"},
+		{"10.0.0.0 /8", "invalid IPv4 address"},
+		{"10.0.0.0 ", "invalid IPv4 address"},
+		{"web", "invalid IPv4 address"},
+		{"2001:db8::g/32", "invalid IPv6 address"},
+		{":::/0", "invalid IPv6 address"},
+		{"fe80::1%eth0/128", "invalid IPv6 address"},
+		{"::1 ", "invalid IPv6 address"},
+		{"1111:2222:3333:4444:5555:6666:7777:8888:9999/128",
+		 "invalid IPv6 address"},
 	};
 	size_t i;
 
@@ -184,24 +184,24 @@ static void test_prefix_contains(void **state)
 		const char *a, *b;
 		bool want;
 	} cases[] = {
-		{ "10.0.0.0/8", "10.1.0.0/16", true },
-		{ "10.0.0.0/8", "10.0.0.0/8", true },
-		{ "10.0.0.0/8", "10.255.255.255", true },
-		{ "10.1.0.0/16", "10.0.0.0/8", false },
-		{ "10.0.0.0/8", "11.0.0.0/8", false },
-		{ "10.0.0.0/7", "11.0.0.0/8", true },
-		{ "10.0.0.0/9", "10.128.0.0/9", false },
-		{ "10.128.0.0/9", "10.200.0.0/16", true },
-		{ "10.128.0.0/9", "10.127.0.0/16", false },
-		{ "0.0.0.0/0", "192.0.2.1", true },
-		{ "::/0", "10.0.0.0/8", false },
-		{ "0.0.0.0/0", "::/0", false },
-		{ "::/0", "2001:db8::1", true },
-		{ "2001:db8::/32", "2001:db8:1::/48", true },
-		{ "2001:db8::/32", "2001:db9::/48", false },
-		{ "2001:db8::/33", "2001:db8:8000::/33", false },
-		{ "2001:db8::1", "2001:db8::1", true },
-		{ "2001:db8::1", "2001:db8::/32", false },
+		{"10.0.0.0/8", "10.1.0.0/16", true},
+		{"10.0.0.0/8", "10.0.0.0/8", true},
+		{"10.0.0.0/8", "10.255.255.255", true},
+		{"10.1.0.0/16", "10.0.0.0/8", false},
+		{"10.0.0.0/8", "11.0.0.0/8", false},
+		{"10.0.0.0/7", "11.0.0.0/8", true},
+		{"10.0.0.0/9", "10.128.0.0/9", false},
+		{"10.128.0.0/9", "10.200.0.0/16", true},
+		{"10.128.0.0/9", "10.127.0.0/16", false},
+		{"0.0.0.0/0", "192.0.2.1", true},
+		{"::/0", "10.0.0.0/8", false},
+		{"0.0.0.0/0", "::/0", false},
+		{"::/0", "2001:db8::1", true},
+		{"2001:db8::/32", "2001:db8:1::/48", true},
+		{"2001:db8::/32", "2001:db9::/48", false},
+		{"2001:db8::/33", "2001:db8:8000::/33", false},
+		{"2001:db8::1", "2001:db8::1", true},
+		{"2001:db8::1", "2001:db8::/32", false},
 	};
 	size_t i;
 
@@ -223,20 +223,13 @@ static void test_classid_valid(void **state)
 		const char *in;
 		__u32 want;
 	} cases[] = {
-		{ "1:10", 0x00010010 },
-		{ "1:", 0x00010000 },
-		{ ":10", 0x00000010 },
-		{ "10", 0x10 },
-		{ "root", 0xffffffff },
-		{ "none", 0 },
-		{ "1:0", 0x00010000 },
-		{ "ffff:ffff", 0xffffffff },
-		{ "A:b", 0x000a000b },
-		{ "1:0010", 0x00010010 },
-		{ "0x1:0x10", 0x00010010 },
-		{ ":", 0 },
-		{ "ffffffff", 0xffffffff },
-		{ "12345678", 0x12345678 },
+		{"1:10", 0x00010010},	  {"1:", 0x00010000},
+		{":10", 0x00000010},	  {"10", 0x10},
+		{"root", 0xffffffff},	  {"none", 0},
+		{"1:0", 0x00010000},	  {"ffff:ffff", 0xffffffff},
+		{"A:b", 0x000a000b},	  {"1:0010", 0x00010010},
+		{"0x1:0x10", 0x00010010}, {":", 0},
+		{"ffffffff", 0xffffffff}, {"12345678", 0x12345678},
 	};
 	size_t i;
 
@@ -255,10 +248,10 @@ static void test_classid_valid(void **state)
 static void test_classid_invalid(void **state)
 {
 	static const char *const cases[] = {
-		"",	  "10000:1", "1:10000", "1:10:1", "g",	   "1:g",
-		" 1:10", "1:10 ",   "-1:10",   "1:-1",	 "+1",	   "Root",
-		"root ", "100000000", "0x",    "1:0x",	 "1 :10",  "1: 10",
-		"0x:1",	 "web",
+		"",	"10000:1", "1:10000", "1:10:1",	   "g",
+		"1:g",	" 1:10",   "1:10 ",   "-1:10",	   "1:-1",
+		"+1",	"Root",	   "root ",   "100000000", "0x",
+		"1:0x", "1 :10",   "1: 10",   "0x:1",	   "web",
 	};
 	size_t i;
 
@@ -278,10 +271,13 @@ static void test_classid_format(void **state)
 		__u32 id;
 		const char *want;
 	} cases[] = {
-		{ 0x00010010, "1:10" }, { 0xffffffff, "root" },
-		{ 0, "none" },		{ 0x10, "0:10" },
-		{ 0x00010000, "1:0" },	{ 0xabcd1234, "abcd:1234" },
-		{ 0xffff0000, "ffff:0" },
+		{0x00010010, "1:10"},
+		{0xffffffff, "root"},
+		{0, "none"},
+		{0x10, "0:10"},
+		{0x00010000, "1:0"},
+		{0xabcd1234, "abcd:1234"},
+		{0xffff0000, "ffff:0"},
 	};
 	size_t i;
 
@@ -304,28 +300,28 @@ static void test_u32(void **state)
 		int err;
 		__u32 want;
 	} cases[] = {
-		{ "0", 0, 0 },
-		{ "123", 0, 123 },
-		{ "010", 0, 10 },
-		{ "4294967295", 0, 4294967295U },
-		{ "0xffffffff", 0, 0xffffffff },
-		{ "0XFFFFFFFF", 0, 0xffffffff },
-		{ "0x0", 0, 0 },
-		{ "0x00000000000010", 0, 0x10 },
-		{ "4294967296", -ERANGE, 0 },
-		{ "0x100000000", -ERANGE, 0 },
-		{ "99999999999999999999999", -ERANGE, 0 },
-		{ "", -EINVAL, 0 },
-		{ "-1", -EINVAL, 0 },
-		{ "+1", -EINVAL, 0 },
-		{ " 1", -EINVAL, 0 },
-		{ "1 ", -EINVAL, 0 },
-		{ "0x", -EINVAL, 0 },
-		{ "1a", -EINVAL, 0 },
-		{ "0xg", -EINVAL, 0 },
-		{ "0x-1", -EINVAL, 0 },
-		{ "1e3", -EINVAL, 0 },
-		{ "99999999999999x", -EINVAL, 0 },
+		{"0", 0, 0},
+		{"123", 0, 123},
+		{"010", 0, 10},
+		{"4294967295", 0, 4294967295U},
+		{"0xffffffff", 0, 0xffffffff},
+		{"0XFFFFFFFF", 0, 0xffffffff},
+		{"0x0", 0, 0},
+		{"0x00000000000010", 0, 0x10},
+		{"4294967296", -ERANGE, 0},
+		{"0x100000000", -ERANGE, 0},
+		{"99999999999999999999999", -ERANGE, 0},
+		{"", -EINVAL, 0},
+		{"-1", -EINVAL, 0},
+		{"+1", -EINVAL, 0},
+		{" 1", -EINVAL, 0},
+		{"1 ", -EINVAL, 0},
+		{"0x", -EINVAL, 0},
+		{"1a", -EINVAL, 0},
+		{"0xg", -EINVAL, 0},
+		{"0x-1", -EINVAL, 0},
+		{"1e3", -EINVAL, 0},
+		{"99999999999999x", -EINVAL, 0},
 	};
 	size_t i;
 
@@ -349,15 +345,15 @@ static void test_u64(void **state)
 		int err;
 		__u64 want;
 	} cases[] = {
-		{ "0", 0, 0 },
-		{ "4294967296", 0, 4294967296ULL },
-		{ "18446744073709551615", 0, UINT64_MAX },
-		{ "0xffffffffffffffff", 0, UINT64_MAX },
-		{ "18446744073709551616", -ERANGE, 0 },
-		{ "0x10000000000000000", -ERANGE, 0 },
-		{ "", -EINVAL, 0 },
-		{ "-1", -EINVAL, 0 },
-		{ "12 ", -EINVAL, 0 },
+		{"0", 0, 0},
+		{"4294967296", 0, 4294967296ULL},
+		{"18446744073709551615", 0, UINT64_MAX},
+		{"0xffffffffffffffff", 0, UINT64_MAX},
+		{"18446744073709551616", -ERANGE, 0},
+		{"0x10000000000000000", -ERANGE, 0},
+		{"", -EINVAL, 0},
+		{"-1", -EINVAL, 0},
+		{"12 ", -EINVAL, 0},
 	};
 	size_t i;
 
@@ -380,16 +376,16 @@ static void test_dscp(void **state)
 		const char *in;
 		int want; /* -1: rejected */
 	} cases[] = {
-		{ "0", 0 },	 { "63", 63 },	 { "0x3f", 63 },  { "46", 46 },
-		{ "cs0", 0 },	 { "CS1", 8 },	 { "cs7", 56 },	  { "af11", 10 },
-		{ "AF12", 12 },	 { "af13", 14 }, { "af21", 18 },  { "af31", 26 },
-		{ "af41", 34 },	 { "Af42", 36 }, { "AF43", 38 },  { "ef", 46 },
-		{ "EF", 46 },	 { "va", 44 },	 { "VA", 44 },	  { "le", 1 },
-		{ "Le", 1 },	 { "64", -1 },	 { "0x40", -1 },  { "cs8", -1 },
-		{ "af14", -1 },	 { "af51", -1 }, { "af10", -1 },  { "af1", -1 },
-		{ "af111", -1 }, { "e", -1 },	 { "", -1 },	  { "-1", -1 },
-		{ "ef ", -1 },	 { "cs", -1 },	 { "46x", -1 },	  { "cs01", -1 },
-		{ "best", -1 },
+		{"0", 0},      {"63", 63},   {"0x3f", 63}, {"46", 46},
+		{"cs0", 0},    {"CS1", 8},   {"cs7", 56},  {"af11", 10},
+		{"AF12", 12},  {"af13", 14}, {"af21", 18}, {"af31", 26},
+		{"af41", 34},  {"Af42", 36}, {"AF43", 38}, {"ef", 46},
+		{"EF", 46},    {"va", 44},   {"VA", 44},   {"le", 1},
+		{"Le", 1},     {"64", -1},   {"0x40", -1}, {"cs8", -1},
+		{"af14", -1},  {"af51", -1}, {"af10", -1}, {"af1", -1},
+		{"af111", -1}, {"e", -1},    {"", -1},	   {"-1", -1},
+		{"ef ", -1},   {"cs", -1},   {"46x", -1},  {"cs01", -1},
+		{"best", -1},
 	};
 	size_t i;
 
@@ -419,33 +415,33 @@ static void test_split_args(void **state)
 		int ret;
 		const char *args[MAX_TEST_ARGS];
 	} cases[] = {
-		{ "a b c", 4, 3, { "a", "b", "c" } },
-		{ "  a\t b  \r\n", 4, 2, { "a", "b" } },
-		{ "", 4, 0, {} },
-		{ " \t\n", 4, 0, {} },
-		{ "# comment", 4, 0, {} },
-		{ "   # comment \"x", 4, 0, {} },
-		{ "a # c d", 4, 1, { "a" } },
-		{ "a#c", 4, 1, { "a" } },
-		{ "\"a b\" c", 4, 2, { "a b", "c" } },
-		{ "'a b' \"c'd\"", 4, 2, { "a b", "c'd" } },
-		{ "name=\"x y\" z", 4, 2, { "name=x y", "z" } },
-		{ "\"a#b\" c", 4, 2, { "a#b", "c" } },
-		{ "\"\" x", 4, 2, { "", "x" } },
-		{ "'a''b'", 4, 1, { "ab" } },
-		{ "a \"b", 4, -EINVAL, {} },
-		{ "'abc", 4, -EINVAL, {} },
-		{ "a 'b\"", 4, -EINVAL, {} },
-		{ "a b c d e", 4, -E2BIG, {} },
-		{ "a b c d", 4, 4, { "a", "b", "c", "d" } },
-		{ "a b c d # e", 4, 4, { "a", "b", "c", "d" } },
+		{"a b c", 4, 3, {"a", "b", "c"}},
+		{"  a\t b  \r\n", 4, 2, {"a", "b"}},
+		{"", 4, 0, {}},
+		{" \t\n", 4, 0, {}},
+		{"# comment", 4, 0, {}},
+		{"   # comment \"x", 4, 0, {}},
+		{"a # c d", 4, 1, {"a"}},
+		{"a#c", 4, 1, {"a"}},
+		{"\"a b\" c", 4, 2, {"a b", "c"}},
+		{"'a b' \"c'd\"", 4, 2, {"a b", "c'd"}},
+		{"name=\"x y\" z", 4, 2, {"name=x y", "z"}},
+		{"\"a#b\" c", 4, 2, {"a#b", "c"}},
+		{"\"\" x", 4, 2, {"", "x"}},
+		{"'a''b'", 4, 1, {"ab"}},
+		{"a \"b", 4, -EINVAL, {}},
+		{"'abc", 4, -EINVAL, {}},
+		{"a 'b\"", 4, -EINVAL, {}},
+		{"a b c d e", 4, -E2BIG, {}},
+		{"a b c d", 4, 4, {"a", "b", "c", "d"}},
+		{"a b c d # e", 4, 4, {"a", "b", "c", "d"}},
 	};
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		char line[64];
-		char *argv[MAX_TEST_ARGS] = { 0 };
+		char *argv[MAX_TEST_ARGS] = {0};
 		int ret, j;
 
 		snprintf(line, sizeof(line), "%s", cases[i].line);
@@ -468,22 +464,21 @@ static void test_route_line(void **state)
 		const char *prefix; /* canonical, or expected reason */
 		const char *class;
 	} cases[] = {
-		{ "10.0.0.0/8 1:10", 1, "10.0.0.0/8", "1:10" },
-		{ "  2001:db8::/32\tweb  # c", 1, "2001:db8::/32", "web" },
-		{ "192.0.2.1 bulk", 1, "192.0.2.1/32", "bulk" },
-		{ "10.0.0.0/8 \"my class\"", 1, "10.0.0.0/8", "my class" },
-		{ "", 0, NULL, NULL },
-		{ "# 10.0.0.0/8 1:10", 0, NULL, NULL },
-		{ "  \t", 0, NULL, NULL },
-		{ "10.0.0.0/8", -EINVAL, "expected PREFIX CLASS", NULL },
-		{ "10.0.0.0/8 1:10 x", -EINVAL, "expected PREFIX CLASS", NULL },
-		{ "10.0.0.0/8 a b c d", -EINVAL, "expected PREFIX CLASS",
-		  NULL },
-		{ "10.1.0.0/8 1:10", -EINVAL,
-		  "host bits set (did you mean 10.0.0.0/8?)", NULL },
-		{ "10.0.0.0/33 web", -EINVAL, "prefix length must be 0-32",
-		  NULL },
-		{ "10.0.0.0/8 'x", -EINVAL, "unterminated quote", NULL },
+		{"10.0.0.0/8 1:10", 1, "10.0.0.0/8", "1:10"},
+		{"  2001:db8::/32\tweb  # c", 1, "2001:db8::/32", "web"},
+		{"192.0.2.1 bulk", 1, "192.0.2.1/32", "bulk"},
+		{"10.0.0.0/8 \"my class\"", 1, "10.0.0.0/8", "my class"},
+		{"", 0, NULL, NULL},
+		{"# 10.0.0.0/8 1:10", 0, NULL, NULL},
+		{"  \t", 0, NULL, NULL},
+		{"10.0.0.0/8", -EINVAL, "expected PREFIX CLASS", NULL},
+		{"10.0.0.0/8 1:10 x", -EINVAL, "expected PREFIX CLASS", NULL},
+		{"10.0.0.0/8 a b c d", -EINVAL, "expected PREFIX CLASS", NULL},
+		{"10.1.0.0/8 1:10", -EINVAL,
+		 "host bits set (did you mean 10.0.0.0/8?)", NULL},
+		{"10.0.0.0/33 web", -EINVAL, "prefix length must be 0-32",
+		 NULL},
+		{"10.0.0.0/8 'x", -EINVAL, "unterminated quote", NULL},
 	};
 	size_t i;
 
@@ -550,29 +545,29 @@ static void test_class_name(void **state)
 		const char *in;
 		const char *why; /* NULL: valid */
 	} cases[] = {
-		{ "default", NULL },
-		{ "web", NULL },
-		{ "bulk-1", NULL },
-		{ "_x", NULL },
-		{ "a.b", NULL },
-		{ "Z", NULL },
-		{ "rootx", NULL },
-		{ "abcdefghijklmnopqrstuvwxyz01234", NULL },
-		{ "", "empty" },
-		{ "abcdefghijklmnopqrstuvwxyz012345", "longer than 31" },
-		{ "1:10", "start with a letter" },
-		{ "1abc", "start with a letter" },
-		{ "-a", "start with a letter" },
-		{ ".a", "start with a letter" },
-		{ "a b", "may contain only" },
-		{ "a/b", "may contain only" },
-		{ "a:b", "may contain only" },
-		{ "caf\xc3\xa9", "may contain only" },
-		{ "ff", "class id" },
-		{ "FF", "class id" },
-		{ "abc", "class id" },
-		{ "root", "class id" },
-		{ "none", "class id" },
+		{"default", NULL},
+		{"web", NULL},
+		{"bulk-1", NULL},
+		{"_x", NULL},
+		{"a.b", NULL},
+		{"Z", NULL},
+		{"rootx", NULL},
+		{"abcdefghijklmnopqrstuvwxyz01234", NULL},
+		{"", "empty"},
+		{"abcdefghijklmnopqrstuvwxyz012345", "longer than 31"},
+		{"1:10", "start with a letter"},
+		{"1abc", "start with a letter"},
+		{"-a", "start with a letter"},
+		{".a", "start with a letter"},
+		{"a b", "may contain only"},
+		{"a/b", "may contain only"},
+		{"a:b", "may contain only"},
+		{"caf\xc3\xa9", "may contain only"},
+		{"ff", "class id"},
+		{"FF", "class id"},
+		{"abc", "class id"},
+		{"root", "class id"},
+		{"none", "class id"},
 	};
 	size_t i;
 
