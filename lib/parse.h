@@ -51,9 +51,11 @@ int parse_dscp(const char *s, __u8 *dscp);
 
 /*
  * Split a batch/route file line in place, like iproute2's makeargs():
- * whitespace separates, "double" and 'single' quotes group, '#' outside
- * quotes starts a comment. Returns argc (0 for blank/comment), -EINVAL for
- * an unterminated quote, -E2BIG for more than max arguments.
+ * whitespace separates, "double" and 'single' quotes group (a="b c" is one
+ * word, a=b c), '#' anywhere outside quotes starts a comment. argv holds max
+ * pointers; argv[argc] = NULL when argc < max. Returns argc (0 for
+ * blank/comment), -EINVAL for an unterminated quote, -E2BIG for more than
+ * max arguments.
  */
 int split_args(char *line, char **argv, int max);
 
