@@ -47,7 +47,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 PROG_SRCS := $(wildcard tests/prog/*.c)
 PROG_BIN := $(OUTPUT)/tests/prog_test_run
 
-all: $(OUTPUT)/classifier $(UNIT_BINS) $(PROG_BIN)
+all: $(OUTPUT)/classifier $(UNIT_BINS) $(PROG_BIN) $(OUTPUT)/tests/tcnl_test
 
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
@@ -89,8 +89,9 @@ $(PROG_BIN): $(PROG_SRCS) $(SKELS) $(wildcard tests/prog/*.h) \
 deps:
 	$(Q)./tests/deps.sh
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(OUTPUT)/tests/tcnl_test
 	$(Q)set -e; for t in $(UNIT_BINS); do $$t; done
+	$(Q)$(OUTPUT)/tests/tcnl_test
 
 prog: $(PROG_BIN)
 	$(Q)$(PROG_BIN)
@@ -119,3 +120,10 @@ format:
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
+
+# Netlink fallback test: needs root, makes its own network namespace.
+$(OUTPUT)/tests/tcnl_test: tests/tcnl/tcnl_test.c loader/tc_netlink.c \
+		loader/tc_netlink.h $(UTIL_OBJS) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) tests/tcnl/tcnl_test.c \
+		loader/tc_netlink.c $(UTIL_OBJS) -lmnl -lbpf -o $@

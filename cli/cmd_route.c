@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* classifier route ... and classifier lookup ADDR */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "lib/parse.h"
+
+static void route_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: classifier route add PREFIX [ class ] CLASS\n"
+		"       classifier route replace PREFIX [ class ] CLASS\n"
+		"       classifier route del PREFIX\n"
+		"       classifier route list [ v4 | v6 ]\n"
+		"       classifier route flush\n"
+		"       classifier route load FILE\n"
+		"       classifier lookup ADDR\n"
+		"PREFIX: 10.0.0.0/8, 2001:db8::/32, or an address (host route);\n"
+		"        host bits must be clear. CLASS: tc classid (1:10,\n"
+		"        hex as in tc) or class name.\n"
+		"FILE:   one \"PREFIX CLASS\" per line, '#' comments, '-' for\n"
+		"        stdin; replaces every route at once (what 'route list'\n"
+		"        prints loads back).\n");
+}
+
+static int get_prefix(struct cli *c, const char *s, struct cls_prefix *p)
+{
+	const char *why = NULL;
+
+	if (parse_prefix(s, p, &why)) {
+		cli_err(c, "%s: %s", s, why ? why : "invalid prefix");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int get_class(struct cli *c, const char *tok, __u32 *idx)
+{
+	struct cls_class_entry e;
+	int err = cls_class_find(&c->maps, tok, &e);
+
+	if (err == -ENOENT) {
+		cli_err(c, "unknown class \"%s\" (see 'classifier class list')",
+			tok);
+		return err;
+	}
+	if (err == -EINVAL) {
+		cli_err(c, "\"%s\" is neither a classid nor a class name", tok);
+		return err;
+	}
+	if (err)
+		return cli_errno(c, err, "reading classes");
+	*idx = e.idx;
+	return 0;
+}
+
+static int route_update(struct cli *c, int argc, char **argv, int how)
+{
+	struct cls_prefix p;
+	const char *tok;
+	__u32 idx;
+	int err;
+
+	if (argc >= 2 && !strcmp(argv[1], "class")) {
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
+	if (argc != 2) {
+		cli_err(c, "expected PREFIX class CLASS");
+		return -EINVAL;
+	}
+	tok = argv[1];
+	err = get_prefix(c, argv[0], &p);
+	if (!err)
+		err = cli_maps_write(c);
+	if (!err)
+		err = get_class(c, tok, &idx);
+	if (err)
+		return err;
+	err = cls_route_update(&c->maps, &p, idx, how);
+	if (err == -EEXIST) {
+		cli_err(c, "%s: route exists (use 'route replace')", argv[0]);
+		return err;
+	}
+	return err ? cli_errno(c, err, argv[0]) : 0;
+}
+
+static int route_del(struct cli *c, int argc, char **argv)
+{
+	struct cls_prefix p;
+	int err;
+
+	if (argc != 1) {
+		cli_err(c, "expected PREFIX");
+		return -EINVAL;
+	}
+	err = get_prefix(c, argv[0], &p);
+	if (!err)
+		err = cli_maps_write(c);
+	if (err)
+		return err;
+	err = cls_route_delete(&c->maps, &p);
+	if (err == -ENOENT) {
+		cli_err(c, "%s: no such route", argv[0]);
+		return err;
+	}
+	return err ? cli_errno(c, err, argv[0]) : 0;
+}
+
+/* Class labels by index, for printing many routes. */
+static char (*label_table(struct cli *c))[CLASSID_STRLEN]
+{
+	char(*labels)[CLASSID_STRLEN];
+	struct cls_class_entry *e;
+	size_t n, i;
+
+	labels = calloc(CLS_MAX_CLASSES, sizeof(*labels));
+	if (!labels || cls_class_dump(&c->maps, &e, &n)) {
+		free(labels);
+		return NULL;
+	}
+	for (i = 0; i < CLS_MAX_CLASSES; i++)
+		snprintf(labels[i], sizeof(labels[i]), "#%zu", i);
+	for (i = 0; i < n; i++)
+		class_label(&e[i], labels[e[i].idx], sizeof(labels[0]));
+	free(e);
+	return labels;
+}
+
+static int route_list(struct cli *c, int argc, char **argv)
+{
+	char(*labels)[CLASSID_STRLEN] = NULL;
+	struct json_writer *jw = NULL;
+	char buf[PREFIX_STRLEN];
+	struct cls_route *r = NULL;
+	int family = 0, err;
+	size_t n, i;
+
+	if (argc > 1 || (argc == 1 && strcmp(argv[0], "v4") &&
+			 strcmp(argv[0], "v6"))) {
+		cli_err(c, "expected [ v4 | v6 ]");
+		return -EINVAL;
+	}
+	if (argc)
+		family = !strcmp(argv[0], "v4") ? AF_INET : AF_INET6;
+	err = cli_maps_read(c);
+	if (err)
+		return err;
+	labels = label_table(c);
+	if (!labels)
+		return cli_errno(c, -ENOMEM, "reading classes");
+	err = cls_route_dump(&c->maps, family, &r, &n);
+	if (err) {
+		cli_errno(c, err, "reading routes");
+		goto out;
+	}
+	if (c->json) {
+		jw = cli_json(c);
+		if (!jw) {
+			err = -ENOMEM;
+			goto out;
+		}
+		jw_start_array(jw);
+	}
+	for (i = 0; i < n; i++) {
+		const char *cls = r[i].class_idx < CLS_MAX_CLASSES ?
+					  labels[r[i].class_idx] :
+					  "?";
+
+		format_prefix(&r[i].prefix, buf, sizeof(buf));
+		if (!jw) {
+			printf("%s %s\n", buf, cls);
+			continue;
+		}
+		jw_start_object(jw);
+		jw_string_field(jw, "prefix", buf);
+		jw_string_field(jw, "class", cls);
+		jw_uint_field(jw, "class_index", r[i].class_idx);
+		jw_end_object(jw);
+	}
+	if (jw) {
+		jw_end_array(jw);
+		jw_destroy(&jw);
+	}
+out:
+	free(labels);
+	free(r);
+	return err;
+}
+
+static int route_flush(struct cli *c, int argc, char **argv)
+{
+	int err;
+
+	(void)argv;
+	if (argc) {
+		cli_err(c, "takes no arguments");
+		return -EINVAL;
+	}
+	err = cli_maps_write(c);
+	if (!err)
+		err = cls_route_flush(&c->maps);
+	return err ? cli_errno(c, err, "flush") : 0;
+}
+
+struct route_set {
+	struct cls_route *r[2]; /* [0] v4, [1] v6 */
+	size_t n[2], cap[2];
+};
+
+static int route_set_add(struct route_set *s, const struct cls_prefix *p,
+			 __u32 idx)
+{
+	int f = cls_family_slot(p->family);
+	struct cls_route *r;
+
+	if (s->n[f] == s->cap[f]) {
+		s->cap[f] = s->cap[f] ? s->cap[f] * 2 : 4096;
+		r = realloc(s->r[f], s->cap[f] * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		s->r[f] = r;
+	}
+	s->r[f][s->n[f]].prefix = *p;
+	s->r[f][s->n[f]].class_idx = idx;
+	s->n[f]++;
+	return 0;
+}
+
+/* Resolve a class token, caching the last hit: route files repeat classes. */
+static int resolve_cached(struct cli *c, const char *tok, __u32 *idx,
+			  char *last_tok, size_t n, __u32 *last_idx)
+{
+	int err;
+
+	if (*last_tok && !strcmp(tok, last_tok)) {
+		*idx = *last_idx;
+		return 0;
+	}
+	err = get_class(c, tok, idx);
+	if (!err) {
+		snprintf(last_tok, n, "%s", tok);
+		*last_idx = *idx;
+	}
+	return err;
+}
+
+static int read_route_file(struct cli *c, const char *file,
+			   struct route_set *s)
+{
+	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	char *line = NULL, *tok, last_tok[64] = "";
+	size_t cap = 0, lineno = 0;
+	struct cls_prefix p;
+	const char *why;
+	__u32 idx, last_idx = 0;
+	int err = 0, rc;
+
+	if (!f)
+		return cli_errno(c, -errno, file);
+	while (!err && getline(&line, &cap, f) > 0) {
+		lineno++;
+		why = NULL;
+		rc = parse_route_line(line, &p, &tok, &why);
+		if (rc < 0) {
+			cli_err(c, "%s:%zu: %s", file, lineno,
+				why ? why : "invalid line");
+			err = rc;
+		} else if (rc > 0) {
+			/* get_class() reports errors; make them name the line. */
+			size_t at = strlen(c->where);
+
+			snprintf(c->where + at, sizeof(c->where) - at,
+				 "%s:%zu: ", file, lineno);
+			err = resolve_cached(c, tok, &idx, last_tok,
+					     sizeof(last_tok), &last_idx);
+			c->where[at] = '\0';
+			if (!err)
+				err = route_set_add(s, &p, idx);
+		}
+	}
+	if (!err && ferror(f))
+		err = cli_errno(c, -EIO, file);
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return err;
+}
+
+/*
+ * Parse everything first, then build fresh tries off to the side, then
+ * publish each with one map update: a bad line or a full map changes
+ * nothing, and packets see either the old or the new table of a family.
+ */
+static int route_load(struct cli *c, int argc, char **argv)
+{
+	struct route_set s = {};
+	int fds[2] = { -1, -1 };
+	int f, err;
+
+	if (argc != 1) {
+		cli_err(c, "expected FILE");
+		return -EINVAL;
+	}
+	err = cli_maps_write(c);
+	if (!err)
+		err = read_route_file(c, argv[0], &s);
+	for (f = 0; !err && f < 2; f++) {
+		int family = f ? AF_INET6 : AF_INET;
+
+		fds[f] = cls_trie_create(family);
+		if (fds[f] < 0)
+			err = cli_errno(c, fds[f], "creating table");
+		else if ((err = cls_trie_fill(fds[f], family, s.r[f], s.n[f])))
+			cli_errno(c, err, "filling table");
+	}
+	for (f = 0; !err && f < 2; f++) {
+		err = cls_trie_publish(&c->maps, f ? AF_INET6 : AF_INET,
+				       fds[f]);
+		if (err)
+			cli_errno(c, err, "publishing table");
+	}
+	for (f = 0; f < 2; f++) {
+		if (fds[f] >= 0)
+			close(fds[f]);
+		free(s.r[f]);
+	}
+	return err;
+}
+
+int do_route(struct cli *c, int argc, char **argv)
+{
+	const char *verb = argc ? argv[0] : "list";
+
+	if (argc)
+		argc--, argv++;
+	if (is_help(verb)) {
+		route_usage(stdout);
+		return 0;
+	}
+	if (argc && is_help(argv[0])) {
+		route_usage(stdout);
+		return 0;
+	}
+	if (matches(verb, "add")) {
+		c->cmd = "route add";
+		return route_update(c, argc, argv, CLS_ROUTE_ADD);
+	}
+	if (matches(verb, "replace") || !strcmp(verb, "change")) {
+		c->cmd = "route replace";
+		return route_update(c, argc, argv, CLS_ROUTE_REPLACE);
+	}
+	if (matches(verb, "delete")) {
+		c->cmd = "route del";
+		return route_del(c, argc, argv);
+	}
+	if (matches(verb, "list") || matches(verb, "show")) {
+		c->cmd = "route list";
+		return route_list(c, argc, argv);
+	}
+	if (matches(verb, "flush")) {
+		c->cmd = "route flush";
+		return route_flush(c, argc, argv);
+	}
+	if (matches(verb, "load")) {
+		c->cmd = "route load";
+		return route_load(c, argc, argv);
+	}
+	cli_err(c, "unknown command \"%s\"; try \"classifier route help\"",
+		verb);
+	return -EINVAL;
+}
+
+int do_lookup(struct cli *c, int argc, char **argv)
+{
+	struct cls_class_entry e = {};
+	struct json_writer *jw;
+	struct cls_prefix addr;
+	struct cls_route match;
+	char pbuf[PREFIX_STRLEN] = "", label[CLASSID_STRLEN];
+	const char *why = NULL;
+	__u32 idx = CLS_DEFAULT_CLASS, i;
+	bool found;
+	int err;
+
+	if (argc != 1 || is_help(argv[0])) {
+		if (argc == 1) {
+			route_usage(stdout);
+			return 0;
+		}
+		cli_err(c, "expected ADDR");
+		return -EINVAL;
+	}
+	if (parse_addr(argv[0], &addr, &why)) {
+		cli_err(c, "%s: %s", argv[0], why ? why : "invalid address");
+		return -EINVAL;
+	}
+	err = cli_maps_read(c);
+	if (err)
+		return err;
+	err = cls_route_lookup(&c->maps, &addr, &match, &found);
+	if (err)
+		return cli_errno(c, err, argv[0]);
+	if (found) {
+		idx = match.class_idx;
+		format_prefix(&match.prefix, pbuf, sizeof(pbuf));
+	}
+	/* Report the class as stored, even a stale index with no class. */
+	{
+		struct cls_class_entry *all;
+		size_t n;
+
+		if (!cls_class_dump(&c->maps, &all, &n)) {
+			for (i = 0; i < n; i++)
+				if (all[i].idx == idx)
+					e = all[i];
+			free(all);
+		}
+	}
+	e.idx = idx;
+	class_label(&e, label, sizeof(label));
+	if (!c->json) {
+		printf("%s via %s class %s%s%s\n", argv[0],
+		       found ? pbuf : "(no route)", label,
+		       e.meta.name[0] ? " name " : "", e.meta.name);
+		return 0;
+	}
+	jw = cli_json(c);
+	if (!jw)
+		return -ENOMEM;
+	jw_start_object(jw);
+	jw_string_field(jw, "address", argv[0]);
+	if (found)
+		jw_string_field(jw, "prefix", pbuf);
+	else
+		jw_name(jw, "prefix"), jw_null(jw);
+	jw_string_field(jw, "class", label);
+	jw_string_field(jw, "name", e.meta.name);
+	jw_uint_field(jw, "class_index", idx);
+	jw_end_object(jw);
+	jw_destroy(&jw);
+	return 0;
+}

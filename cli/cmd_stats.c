@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* classifier stats ... */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "lib/parse.h"
+
+static void stats_usage(FILE *f)
+{
+	fprintf(f, "Usage: classifier stats [ show [ per-cpu ] ]\n"
+		   "       classifier stats { reset | on | off }\n"
+		   "Counts packets and bytes per class and per CPU; packets\n"
+		   "left unclassified are counted by reason even when off.\n");
+}
+
+static void print_counter_json(struct json_writer *jw,
+			       const struct cls_maps *m, __u32 slot,
+			       bool per_cpu)
+{
+	struct cls_counter sum = cls_stats_sum(m, slot), v;
+	unsigned int cpu;
+
+	jw_uint_field(jw, "packets", sum.packets);
+	jw_uint_field(jw, "bytes", sum.bytes);
+	if (!per_cpu)
+		return;
+	jw_name(jw, "per_cpu");
+	jw_start_array(jw);
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		v = cls_stats_cpu(m, cpu, slot);
+		jw_start_object(jw);
+		jw_uint_field(jw, "cpu", cpu);
+		jw_uint_field(jw, "packets", v.packets);
+		jw_uint_field(jw, "bytes", v.bytes);
+		jw_end_object(jw);
+	}
+	jw_end_array(jw);
+}
+
+static void stats_json(struct cli *c, const struct cls_class_entry *e,
+		       size_t n, bool on, bool per_cpu)
+{
+	struct json_writer *jw = cli_json(c);
+	char label[CLASSID_STRLEN];
+	size_t i;
+	int r;
+
+	if (!jw)
+		return;
+	jw_start_object(jw);
+	jw_bool_field(jw, "enabled", on);
+	jw_name(jw, "classes");
+	jw_start_array(jw);
+	for (i = 0; i < n; i++) {
+		class_label(&e[i], label, sizeof(label));
+		jw_start_object(jw);
+		jw_string_field(jw, "class", label);
+		jw_string_field(jw, "name", e[i].meta.name);
+		jw_uint_field(jw, "index", e[i].idx);
+		print_counter_json(jw, &c->maps, e[i].idx, per_cpu);
+		jw_end_object(jw);
+	}
+	jw_end_array(jw);
+	jw_name(jw, "unclassified");
+	jw_start_object(jw);
+	for (r = 0; r < CLS_R_MAX; r++) {
+		jw_name(jw, cls_reason_name(r));
+		jw_start_object(jw);
+		print_counter_json(jw, &c->maps, CLS_STATS_REASON_BASE + r,
+				   per_cpu);
+		jw_end_object(jw);
+	}
+	jw_end_object(jw);
+	jw_end_object(jw);
+	jw_destroy(&jw);
+}
+
+static void stats_text(struct cli *c, const struct cls_class_entry *e,
+		       size_t n, bool on, bool per_cpu)
+{
+	char label[CLASSID_STRLEN];
+	struct cls_counter v;
+	unsigned int cpu;
+	size_t i;
+	int r;
+
+	printf("stats %s\n", on ? "on" : "off");
+	printf("%-10s %-16s %14s %16s\n", "class", "name", "packets", "bytes");
+	for (i = 0; i < n; i++) {
+		class_label(&e[i], label, sizeof(label));
+		v = cls_stats_sum(&c->maps, e[i].idx);
+		printf("%-10s %-16s %14llu %16llu\n", label,
+		       e[i].idx ? e[i].meta.name : "", v.packets, v.bytes);
+		for (cpu = 0; per_cpu && cpu < c->maps.nr_cpus; cpu++) {
+			v = cls_stats_cpu(&c->maps, cpu, e[i].idx);
+			if (v.packets)
+				printf("  cpu%-6u %-16s %14llu %16llu\n", cpu,
+				       "", v.packets, v.bytes);
+		}
+	}
+	printf("unclassified (passed untouched):");
+	for (r = 0; r < CLS_R_MAX; r++) {
+		v = cls_stats_sum(&c->maps, CLS_STATS_REASON_BASE + r);
+		printf(" %s %llu", cls_reason_name(r), v.packets);
+	}
+	printf("\n");
+}
+
+static int stats_show(struct cli *c, bool per_cpu)
+{
+	struct cls_class_entry *e;
+	size_t n;
+	bool on;
+	int err;
+
+	err = cli_maps_read(c);
+	if (err)
+		return err;
+	err = cls_stats_map(&c->maps);
+	if (!err)
+		err = cls_stats_get_enabled(&c->maps, &on);
+	if (err)
+		return cli_errno(c, err, "reading counters");
+	err = cls_class_dump(&c->maps, &e, &n);
+	if (err)
+		return cli_errno(c, err, "reading classes");
+	if (c->json)
+		stats_json(c, e, n, on, per_cpu);
+	else
+		stats_text(c, e, n, on, per_cpu);
+	free(e);
+	return 0;
+}
+
+int do_stats(struct cli *c, int argc, char **argv)
+{
+	const char *verb = argc ? argv[0] : "show";
+	bool per_cpu = false;
+	int err;
+
+	if (argc)
+		argc--, argv++;
+	if (is_help(verb) || (argc && is_help(argv[0]))) {
+		stats_usage(stdout);
+		return 0;
+	}
+	/* "stats per-cpu" and "stats show per-cpu" both read naturally. */
+	if (!strcmp(verb, "per-cpu") || !strcmp(verb, "--per-cpu")) {
+		per_cpu = true;
+		verb = "show";
+	}
+	if (matches(verb, "show") || matches(verb, "list")) {
+		c->cmd = "stats";
+		for (; argc; argc--, argv++) {
+			if (strcmp(argv[0], "per-cpu") &&
+			    strcmp(argv[0], "--per-cpu")) {
+				cli_err(c, "unknown argument \"%s\"", argv[0]);
+				return -EINVAL;
+			}
+			per_cpu = true;
+		}
+		return stats_show(c, per_cpu);
+	}
+	if (argc) {
+		c->cmd = "stats";
+		cli_err(c, "\"%s\" takes no arguments", verb);
+		return -EINVAL;
+	}
+	if (matches(verb, "reset")) {
+		c->cmd = "stats reset";
+		err = cli_maps_write(c);
+		if (!err && (err = cls_stats_reset(&c->maps)))
+			cli_errno(c, err, "reset");
+		return err;
+	}
+	if (!strcmp(verb, "on") || !strcmp(verb, "off")) {
+		c->cmd = !strcmp(verb, "on") ? "stats on" : "stats off";
+		err = cli_maps_write(c);
+		if (!err && (err = cls_stats_set_enabled(&c->maps,
+							 !strcmp(verb, "on"))))
+			cli_errno(c, err, verb);
+		return err;
+	}
+	c->cmd = "stats";
+	cli_err(c, "unknown command \"%s\"; try \"classifier stats help\"",
+		verb);
+	return -EINVAL;
+}

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Attach and detach.  Egress: a pinned tcx link where the kernel has tcx,
+ * otherwise clsact + cls_bpf through netlink.  Ingress: a pinned XDP link.
+ * An existing attachment is updated in place (bpf_link_update / a filter
+ * replace), so re-attaching a new build leaves no gap.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <linux/if_link.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "classifier.skel.h"
+#include "lib/log.h"
+#include "loader/compat.h"
+#include "loader/loader.h"
+#include "loader/loader_internal.h"
+#include "loader/tc_netlink.h"
+#include "maps/maps.h"
+
+struct pins {
+	char link[PATH_MAX];  /* links/egress.<dev> or links/xdp.<dev> */
+	char tc[PATH_MAX];    /* tc/egress.<dev> */
+	char qdisc[PATH_MAX]; /* tc/qdisc.<dev> */
+};
+
+static int pin_paths(struct pins *p, const char *root, const char *ifname,
+		     enum cls_hook hook)
+{
+	char name[IF_NAMESIZE + 16];
+	int err;
+
+	snprintf(name, sizeof(name), "%s.%s",
+		 hook == CLS_HOOK_XDP ? "xdp" : "egress", ifname);
+	err = cls_pin_path(p->link, sizeof(p->link), root, "links", name);
+	if (!err)
+		err = cls_pin_path(p->tc, sizeof(p->tc), root, "tc", name);
+	snprintf(name, sizeof(name), "qdisc.%s", ifname);
+	if (!err)
+		err = cls_pin_path(p->qdisc, sizeof(p->qdisc), root, "tc",
+				   name);
+	return err;
+}
+
+static bool pinned(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static __u32 prog_id_of(int prog_fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.id;
+}
+
+/* Update a pinned link to prog_fd. -ENOLINK if the link is defunct. */
+static int link_replace(const char *path, int prog_fd)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	int fd, err = 0;
+
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		goto out;
+	}
+	if (!cls_link_info_ifindex(&info)) {
+		err = -ENOLINK;
+		goto out;
+	}
+	if (bpf_link_update(fd, prog_fd, NULL))
+		err = -errno;
+out:
+	close(fd);
+	return err;
+}
+
+static int link_new(const char *path, int prog_fd, int ifindex,
+		    enum bpf_attach_type type, __u32 flags)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = flags);
+	int fd, err = 0;
+
+	fd = bpf_link_create(prog_fd, ifindex, type, &opts);
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_pin(fd, path)) {
+		err = -errno;
+		bpf_link_detach(fd);
+	}
+	close(fd);
+	return err;
+}
+
+static int attach_link(const char *path, int prog_fd, int ifindex,
+		       enum bpf_attach_type type, __u32 flags, bool *replaced)
+{
+	int err;
+
+	if (pinned(path)) {
+		err = link_replace(path, prog_fd);
+		if (err != -ENOLINK) {
+			*replaced = !err;
+			return err;
+		}
+		/* The device went away and came back: start afresh. */
+		unlink(path);
+	}
+	return link_new(path, prog_fd, ifindex, type, flags);
+}
+
+static int repin(const char *path, int fd)
+{
+	unlink(path);
+	return bpf_obj_pin(fd, path) ? -errno : 0;
+}
+
+static int attach_tc(const struct pins *p, int prog_fd, int ifindex,
+		     bool *replaced)
+{
+	bool created = false;
+	__u32 id;
+	int err;
+
+	err = tc_filter_query(ifindex, &id);
+	if (err < 0)
+		return err;
+	*replaced = err == 1;
+	if (!*replaced) {
+		err = tc_clsact_ensure(ifindex, &created);
+		if (err)
+			return err;
+	}
+	err = tc_filter_attach(ifindex, prog_fd, "cls_egress");
+	if (err)
+		goto undo;
+	err = repin(p->tc, prog_fd);
+	if (!err && created)
+		err = repin(p->qdisc, prog_fd);
+	if (!err)
+		return 0;
+	unlink(p->tc);
+	if (!*replaced)
+		tc_filter_detach(ifindex);
+undo:
+	if (created)
+		tc_clsact_delete(ifindex);
+	return err;
+}
+
+static int attach_egress(const struct pins *p, int prog_fd, int ifindex,
+			 enum cls_egress_mode mode,
+			 struct cls_attach_result *res)
+{
+	int err;
+
+	/* Keep whatever kind of attachment the device already has. */
+	if (pinned(p->link) || (mode != CLS_MODE_TC && !pinned(p->tc))) {
+		err = attach_link(p->link, prog_fd, ifindex,
+				  (enum bpf_attach_type)CLS_BPF_TCX_EGRESS, 0,
+				  &res->replaced);
+		if (!err) {
+			res->tcx = true;
+			return 0;
+		}
+		if (mode == CLS_MODE_TCX || res->replaced ||
+		    (err != -EINVAL && err != -EOPNOTSUPP && err != -ENOTSUPP))
+			return err;
+		pr_info("no tcx in this kernel (%s); using clsact\n",
+			strerror(-err));
+	}
+	return attach_tc(p, prog_fd, ifindex, &res->replaced);
+}
+
+int cls_attach(const char *root, const char *ifname,
+	       const struct cls_attach_opts *opts,
+	       struct cls_attach_result *res)
+{
+	struct classifier_bpf *skel = NULL;
+	struct pins p;
+	int ifindex, prog_fd, err;
+	__u32 flags;
+
+	memset(res, 0, sizeof(*res));
+	ifindex = if_nametoindex(ifname);
+	if (!ifindex)
+		return -ENODEV;
+	err = pin_paths(&p, root, ifname, opts->hook);
+	if (err)
+		return err;
+	err = cls_load_reusing(root, &skel);
+	if (err)
+		return err;
+	if (opts->hook == CLS_HOOK_XDP) {
+		prog_fd = bpf_program__fd(skel->progs.cls_ingress);
+		flags = opts->xdp_mode == CLS_XDP_GENERIC ? XDP_FLAGS_SKB_MODE :
+							    XDP_FLAGS_DRV_MODE;
+		err = attach_link(p.link, prog_fd, ifindex, BPF_XDP, flags,
+				  &res->replaced);
+	} else {
+		prog_fd = bpf_program__fd(skel->progs.cls_egress);
+		err = attach_egress(&p, prog_fd, ifindex, opts->mode, res);
+	}
+	if (!err)
+		res->prog_id = prog_id_of(prog_fd);
+	classifier_bpf__destroy(skel);
+	return err;
+}
+
+static int detach_link(const char *path)
+{
+	int fd, err = 0;
+
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	/* Detach even if something else holds the link open. */
+	if (bpf_link_detach(fd) && errno != ENOLINK && errno != EINVAL)
+		err = -errno;
+	close(fd);
+	if (!err && unlink(path) < 0)
+		err = -errno;
+	return err;
+}
+
+static int detach_tc(const struct pins *p, int ifindex)
+{
+	int err = 0, left;
+
+	if (ifindex) {
+		err = tc_filter_detach(ifindex);
+		if (err == -ENOENT || err == -ENODEV)
+			err = 0;
+	}
+	if (err)
+		return err;
+	if (ifindex && pinned(p->qdisc)) {
+		/* Only remove the clsact we made, and only if now unused. */
+		left = tc_clsact_count_filters(ifindex);
+		if (left == 0)
+			err = tc_clsact_delete(ifindex);
+		else if (left > 0)
+			pr_info("leaving clsact qdisc: %d other filter(s)\n",
+				left);
+	}
+	unlink(p->qdisc);
+	unlink(p->tc);
+	return err == -ENOENT ? 0 : err;
+}
+
+int cls_detach(const char *root, const char *ifname, int hook)
+{
+	int ifindex = if_nametoindex(ifname);
+	int h, err = 0, found = 0;
+	struct pins p;
+
+	for (h = CLS_HOOK_EGRESS; h <= CLS_HOOK_XDP; h++) {
+		if (hook >= 0 && h != hook)
+			continue;
+		err = pin_paths(&p, root, ifname, h);
+		if (err)
+			return err;
+		if (pinned(p.link)) {
+			found++;
+			err = detach_link(p.link);
+		}
+		if (!err && pinned(p.tc)) {
+			found++;
+			err = detach_tc(&p, ifindex);
+		}
+		if (err)
+			return err;
+	}
+	if (!found)
+		return ifindex ? -ENOENT : -ENODEV;
+	return 0;
+}
+
+static int add_attachment(struct cls_attachment **out, size_t *n,
+			  const struct cls_attachment *a)
+{
+	struct cls_attachment *r = realloc(*out, (*n + 1) * sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	r[*n] = *a;
+	(*n)++;
+	*out = r;
+	return 0;
+}
+
+static void fill_from_link(struct cls_attachment *a, int fd)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return;
+	a->prog_id = info.prog_id;
+	a->ifindex = cls_link_info_ifindex(&info);
+	a->defunct = !a->ifindex;
+}
+
+static int scan_dir(const char *root, const char *dir,
+		    struct cls_attachment **out, size_t *n)
+{
+	char path[PATH_MAX];
+	struct cls_attachment a;
+	struct dirent *de;
+	DIR *d;
+	int err = 0, fd;
+
+	snprintf(path, sizeof(path), "%s/%s", root, dir);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while (!err && (de = readdir(d))) {
+		const char *dot = strchr(de->d_name, '.');
+		bool is_link = !strcmp(dir, "links");
+
+		if (!dot || de->d_name[0] == '.' ||
+		    !strncmp(de->d_name, "qdisc.", 6))
+			continue;
+		memset(&a, 0, sizeof(a));
+		snprintf(a.ifname, sizeof(a.ifname), "%s", dot + 1);
+		a.hook = !strncmp(de->d_name, "xdp.", 4) ? CLS_HOOK_XDP :
+							  CLS_HOOK_EGRESS;
+		a.tcx = is_link && a.hook == CLS_HOOK_EGRESS;
+		cls_pin_path(path, sizeof(path), root, dir, de->d_name);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		if (is_link) {
+			fill_from_link(&a, fd);
+		} else {
+			a.prog_id = prog_id_of(fd);
+			a.ifindex = if_nametoindex(a.ifname);
+			a.defunct = !a.ifindex;
+			cls_pin_path(path, sizeof(path), root, dir, "qdisc.");
+			snprintf(path + strlen(path), sizeof(path) - strlen(path),
+				 "%s", a.ifname);
+			a.owns_qdisc = pinned(path);
+		}
+		close(fd);
+		err = add_attachment(out, n, &a);
+	}
+	closedir(d);
+	return err;
+}
+
+int cls_attachments(const char *root, struct cls_attachment **out, size_t *n)
+{
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	err = scan_dir(root, "links", out, n);
+	if (!err)
+		err = scan_dir(root, "tc", out, n);
+	if (err) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return err;
+}
+
+int cls_purge(const char *root)
+{
+	static const char *const maps[] = {
+		CLS_MAP_CONFIG,	   CLS_MAP_CLASSES,   CLS_MAP_CLASS_META,
+		CLS_MAP_ROUTES_V4, CLS_MAP_ROUTES_V6, CLS_MAP_STATS,
+	};
+	static const char *const dirs[] = { "maps", "links", "tc" };
+	struct cls_attachment *a;
+	char path[PATH_MAX];
+	size_t n, i;
+	int err;
+
+	err = cls_attachments(root, &a, &n);
+	if (err)
+		return err;
+	for (i = 0; i < n && !err; i++) {
+		err = cls_detach(root, a[i].ifname, a[i].hook);
+		if (err == -ENOENT || err == -ENODEV)
+			err = 0;
+	}
+	free(a);
+	if (err)
+		return err;
+	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+		cls_pin_path(path, sizeof(path), root, "maps", maps[i]);
+		if (unlink(path) < 0 && errno != ENOENT)
+			return -errno;
+	}
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+		if (rmdir(path) < 0 && errno != ENOENT)
+			return -errno;
+	}
+	return rmdir(root) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+const char *cls_loader_last_error(void)
+{
+	return tc_netlink_last_error();
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Counters: the stats array is mmap()ed and summed here, so reading every
+ * class on every CPU costs no syscall per element.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "maps/maps.h"
+
+int cls_stats_map(struct cls_maps *m)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len;
+	void *p;
+
+	if (m->stats_mem)
+		return 0;
+	len = (size_t)m->nr_cpus * CLS_STATS_STRIDE * sizeof(struct cls_counter);
+	len = (len + page - 1) / page * page;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, m->stats_fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	m->stats_mem = p;
+	m->stats_len = len;
+	return 0;
+}
+
+struct cls_counter cls_stats_cpu(const struct cls_maps *m, unsigned int cpu,
+				 __u32 slot)
+{
+	const volatile struct cls_counter *c =
+		&m->stats_mem[(size_t)cpu * CLS_STATS_STRIDE + slot];
+	struct cls_counter v = { .packets = c->packets, .bytes = c->bytes };
+
+	return v;
+}
+
+struct cls_counter cls_stats_sum(const struct cls_maps *m, __u32 slot)
+{
+	struct cls_counter sum = {}, v;
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		v = cls_stats_cpu(m, cpu, slot);
+		sum.packets += v.packets;
+		sum.bytes += v.bytes;
+	}
+	return sum;
+}
+
+static int read_config(const struct cls_maps *m, struct cls_config *cfg)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(m->config_fd, &zero, cfg) ? -errno : 0;
+}
+
+static int write_config(const struct cls_maps *m, const struct cls_config *cfg)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(m->config_fd, &zero, cfg, BPF_ANY) ? -errno :
+									0;
+}
+
+int cls_stats_get_enabled(const struct cls_maps *m, bool *on)
+{
+	struct cls_config cfg;
+	int err = read_config(m, &cfg);
+
+	if (!err)
+		*on = cfg.stats_on;
+	return err;
+}
+
+int cls_stats_set_enabled(const struct cls_maps *m, bool on)
+{
+	struct cls_config cfg;
+	int err = read_config(m, &cfg);
+
+	if (err)
+		return err;
+	cfg.stats_on = on;
+	return write_config(m, &cfg);
+}
+
+/*
+ * The data path adds without atomics, so zeroing under traffic could lose
+ * the reset to an add in flight.  Counting is paused, in-flight programs
+ * are waited out, then the memory is cleared and counting resumes.
+ * Packets in that window (microseconds) are not counted.
+ */
+int cls_stats_reset(struct cls_maps *m)
+{
+	struct cls_config cfg;
+	int err, err2;
+
+	err = cls_stats_map(m);
+	if (err)
+		return err;
+	err = read_config(m, &cfg);
+	if (err)
+		return err;
+	if (cfg.stats_on) {
+		err = cls_stats_set_enabled(m, false);
+		if (err)
+			return err;
+		err = cls_wait_for_programs(m);
+	}
+	if (!err)
+		memset(m->stats_mem, 0, m->stats_len);
+	if (cfg.stats_on) {
+		err2 = cls_stats_set_enabled(m, true);
+		if (!err)
+			err = err2;
+	}
+	return err;
+}
