@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <arpa/inet.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "classifier.skel.h"
+#include "tests/prog/harness.h"
+
+int fail(struct t *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->why, sizeof(t->why), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Counters must land in one known CPU's slice: stay on the first allowed. */
+static int pin_to_one_cpu(struct fix *f)
+{
+	cpu_set_t set;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -errno;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			break;
+	if (cpu == CPU_SETSIZE)
+		return -ENODEV;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -errno;
+	f->cpu = cpu;
+	return 0;
+}
+
+static int map_stats(struct fix *f)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len;
+	void *mem;
+
+	len = (size_t)f->ncpus * CLS_STATS_STRIDE * sizeof(struct cls_counter);
+	len = (len + page - 1) / page * page;
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   bpf_map__fd(f->skel->maps.stats), 0);
+	if (mem == MAP_FAILED)
+		return -errno;
+	f->stats = mem;
+	f->stats_len = len;
+	return 0;
+}
+
+int fix_open(struct fix *f)
+{
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	f->trie_v4 = -1;
+	f->trie_v6 = -1;
+	err = pin_to_one_cpu(f);
+	if (err)
+		goto out;
+	f->ncpus = libbpf_num_possible_cpus();
+	if (f->ncpus <= 0) {
+		err = f->ncpus ? f->ncpus : -ENODEV;
+		goto out;
+	}
+	f->skel = classifier_bpf__open();
+	if (!f->skel) {
+		err = -errno;
+		goto out;
+	}
+	err = bpf_map__set_max_entries(f->skel->maps.stats,
+				       f->ncpus * CLS_STATS_STRIDE);
+	if (err)
+		goto out;
+	err = classifier_bpf__load(f->skel);
+	if (err)
+		goto out;
+	err = map_stats(f);
+out:
+	if (err)
+		fix_close(f);
+	return err;
+}
+
+void fix_close(struct fix *f)
+{
+	if (f->stats)
+		munmap(f->stats, f->stats_len);
+	if (f->trie_v4 >= 0)
+		close(f->trie_v4);
+	if (f->trie_v6 >= 0)
+		close(f->trie_v6);
+	classifier_bpf__destroy(f->skel);
+	memset(f, 0, sizeof(*f));
+	f->trie_v4 = -1;
+	f->trie_v6 = -1;
+}
+
+/* The way user space is meant to do it: a fresh trie swapped into slot 0. */
+static int install_trie(int outer_fd, __u32 key_size, __u32 max, int *fd)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+	__u32 zero = 0;
+	int trie, err;
+
+	trie = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "test_routes", key_size,
+			      sizeof(__u32), max, &opts);
+	if (trie < 0)
+		return -errno;
+	if (bpf_map_update_elem(outer_fd, &zero, &trie, BPF_ANY)) {
+		err = -errno;
+		close(trie);
+		return err;
+	}
+	if (*fd >= 0)
+		close(*fd);
+	*fd = trie;
+	return 0;
+}
+
+static int reset_classes(struct fix *f)
+{
+	int fd = bpf_map__fd(f->skel->maps.classes);
+	struct cls_class cls = {.flags = CLS_F_VALID | CLS_F_PRIORITY};
+	__u32 i;
+
+	for (i = 0; i < TEST_CLASSES; i++) {
+		cls.classid = test_classid(i);
+		if (bpf_map_update_elem(fd, &i, &cls, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+int fix_reset(struct fix *f)
+{
+	struct t t = {.f = f};
+	int err;
+
+	err = install_trie(bpf_map__fd(f->skel->maps.routes_v4),
+			   sizeof(struct cls_v4_key), CLS_MAX_ROUTES_V4,
+			   &f->trie_v4);
+	if (!err)
+		err = install_trie(bpf_map__fd(f->skel->maps.routes_v6),
+				   sizeof(struct cls_v6_key), CLS_MAX_ROUTES_V6,
+				   &f->trie_v6);
+	if (!err)
+		err = reset_classes(f);
+	if (!err)
+		err = set_stats_on(&t, 1);
+	if (!err)
+		err = route_add(&t, TEST_DECOY_V4 "/32", TEST_DECOY_CLASS);
+	if (!err)
+		err = route_add(&t, TEST_DECOY_V6 "/128", TEST_DECOY_CLASS);
+	memset(f->stats, 0, f->stats_len);
+	return err;
+}
+
+int route_add(struct t *t, const char *prefix, __u32 idx)
+{
+	struct cls_v6_key key = {};
+	char addr[INET6_ADDRSTRLEN];
+	const char *slash = strchr(prefix, '/');
+	int v6 = strchr(prefix, ':') != NULL;
+	int fd = v6 ? t->f->trie_v6 : t->f->trie_v4;
+
+	if (!slash || (size_t)(slash - prefix) >= sizeof(addr))
+		return fail(t, "bad prefix %s", prefix);
+	memcpy(addr, prefix, slash - prefix);
+	addr[slash - prefix] = '\0';
+	key.prefixlen = atoi(slash + 1);
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, addr, key.addr) != 1)
+		return fail(t, "bad prefix %s", prefix);
+	/* cls_v4_key is a prefix of cls_v6_key's layout. */
+	if (bpf_map_update_elem(fd, &key, &idx, BPF_ANY))
+		return fail(t, "route %s: %s", prefix, strerror(errno));
+	return 0;
+}
+
+int class_set(struct t *t, __u32 idx, const struct cls_class *cls)
+{
+	if (bpf_map_update_elem(bpf_map__fd(t->f->skel->maps.classes), &idx,
+				cls, BPF_ANY))
+		return fail(t, "class %u: %s", idx, strerror(errno));
+	return 0;
+}
+
+int set_stats_on(struct t *t, __u32 on)
+{
+	struct cls_config cfg = {.stats_on = on,
+				 .abi_version = CLS_ABI_VERSION};
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(bpf_map__fd(t->f->skel->maps.config), &zero,
+				&cfg, BPF_ANY))
+		return fail(t, "config: %s", strerror(errno));
+	return 0;
+}
+
+int drop_route_table(struct t *t, int family)
+{
+	struct bpf_map *outer = family == 6 ? t->f->skel->maps.routes_v6
+					    : t->f->skel->maps.routes_v4;
+	__u32 zero = 0;
+
+	if (bpf_map_delete_elem(bpf_map__fd(outer), &zero))
+		return fail(t, "empty slot 0: %s", strerror(errno));
+	return 0;
+}
+
+int mk_v4(struct t *t, struct pkt *p, const char *addr, __u8 tos)
+{
+	int err;
+
+	pkt_eth(p, NULL, 0, PKT_ETH_P_IP);
+	if (t->hook == HOOK_TC)
+		err = pkt_ipv4(p, TEST_DECOY_V4, addr, tos);
+	else
+		err = pkt_ipv4(p, addr, TEST_DECOY_V4, tos);
+	return err ? fail(t, "build v4 %s: %s", addr, strerror(-err)) : 0;
+}
+
+int mk_v6(struct t *t, struct pkt *p, const char *addr, __u8 tclass,
+	  const __u8 *exts, int n_ext)
+{
+	int err;
+
+	pkt_eth(p, NULL, 0, PKT_ETH_P_IPV6);
+	if (t->hook == HOOK_TC)
+		err = pkt_ipv6(p, TEST_DECOY_V6, addr, tclass, exts, n_ext);
+	else
+		err = pkt_ipv6(p, addr, TEST_DECOY_V6, tclass, exts, n_ext);
+	return err ? fail(t, "build v6 %s: %s", addr, strerror(-err)) : 0;
+}
+
+int pass_verdict(const struct t *t)
+{
+	return t->hook == HOOK_TC ? -1 : XDP_PASS;
+}
+
+int run_pkt(struct t *t, const struct pkt *p, struct run *r)
+{
+	struct __sk_buff skb_in = {};
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = p->buf,
+		    .data_size_in = p->len, .data_out = r->out.buf,
+		    .data_size_out = sizeof(r->out.buf), .repeat = 1);
+	struct bpf_program *prog = t->f->skel->progs.cls_ingress;
+
+	memset(r, 0, sizeof(*r));
+	if (t->hook == HOOK_TC) {
+		prog = t->f->skel->progs.cls_egress;
+		opts.ctx_in = &skb_in;
+		opts.ctx_size_in = sizeof(skb_in);
+		opts.ctx_out = &r->skb;
+		opts.ctx_size_out = sizeof(r->skb);
+	}
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts))
+		return fail(t, "test run: %s", strerror(errno));
+	r->verdict = (int)opts.retval;
+	r->out.len = opts.data_size_out;
+	r->out.l3_off = p->l3_off;
+	return 0;
+}
+
+struct cls_counter counter(const struct t *t, int cpu, __u32 slot)
+{
+	return t->f->stats[(size_t)cpu * CLS_STATS_STRIDE + slot];
+}
+
+__u64 class_packets(const struct t *t, int cpu)
+{
+	__u64 sum = 0;
+	__u32 i;
+
+	for (i = 0; i < CLS_MAX_CLASSES; i++)
+		sum += counter(t, cpu, i).packets;
+	return sum;
+}
+
+__u64 reason_packets(const struct t *t, int cpu)
+{
+	__u64 sum = 0;
+	__u32 i;
+
+	for (i = 0; i < CLS_REASON_SLOTS; i++)
+		sum += counter(t, cpu, CLS_STATS_REASON_BASE + i).packets;
+	return sum;
+}
+
+int expect_class(struct t *t, const struct pkt *p, __u32 idx)
+{
+	int cpu = t->f->cpu;
+	struct cls_counter before = counter(t, cpu, idx), after;
+	__u64 classes = class_packets(t, cpu);
+	__u64 reasons = reason_packets(t, cpu);
+	struct run r;
+
+	if (run_pkt(t, p, &r))
+		return -1;
+	CHECK(t, r.verdict == pass_verdict(t), "verdict %d, want pass %d",
+	      r.verdict, pass_verdict(t));
+	CHECK(t, reason_packets(t, cpu) == reasons,
+	      "a reason was counted for a good packet");
+	after = counter(t, cpu, idx);
+	CHECK(t, after.packets == before.packets + 1,
+	      "class %u counted %llu packets, want 1", idx,
+	      (unsigned long long)(after.packets - before.packets));
+	CHECK(t, after.bytes == before.bytes + p->len,
+	      "class %u counted %llu bytes, want %zu", idx,
+	      (unsigned long long)(after.bytes - before.bytes), p->len);
+	CHECK(t, class_packets(t, cpu) == classes + 1,
+	      "another class was counted too");
+	if (t->hook == HOOK_TC)
+		CHECK(t, r.skb.priority == test_classid(idx),
+		      "priority %#x, want %#x", r.skb.priority,
+		      test_classid(idx));
+	return 0;
+}
+
+int expect_reason(struct t *t, const struct pkt *p, enum cls_reason reason)
+{
+	__u32 slot = CLS_STATS_REASON_BASE + reason;
+	int cpu = t->f->cpu;
+	struct cls_counter before = counter(t, cpu, slot), after;
+	__u64 classes = class_packets(t, cpu);
+	__u64 reasons = reason_packets(t, cpu);
+	struct run r;
+
+	if (run_pkt(t, p, &r))
+		return -1;
+	CHECK(t, r.verdict == pass_verdict(t), "verdict %d, want pass %d",
+	      r.verdict, pass_verdict(t));
+	after = counter(t, cpu, slot);
+	CHECK(t,
+	      after.packets == before.packets + 1 &&
+		      after.bytes == before.bytes + p->len,
+	      "reason %d counted %llu packets %llu bytes, want 1 and %zu",
+	      reason, (unsigned long long)(after.packets - before.packets),
+	      (unsigned long long)(after.bytes - before.bytes), p->len);
+	CHECK(t, reason_packets(t, cpu) == reasons + 1,
+	      "another reason was counted too");
+	CHECK(t, class_packets(t, cpu) == classes,
+	      "an unclassified packet was counted in a class");
+	CHECK(t, r.out.len == p->len && !memcmp(r.out.buf, p->buf, p->len),
+	      "the packet was changed");
+	if (t->hook == HOOK_TC)
+		CHECK(t, !r.skb.priority && !r.skb.mark,
+		      "priority %#x mark %#x, want untouched", r.skb.priority,
+		      r.skb.mark);
+	return 0;
+}
+
+static int print_prog(struct bpf_program *prog)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return -errno;
+	printf("%s: verified_insns=%u xlated=%u jited=%u\n",
+	       bpf_program__name(prog), info.verified_insns,
+	       info.xlated_prog_len, info.jited_prog_len);
+	return 0;
+}
+
+int print_verifier_stats(struct fix *f)
+{
+	struct bpf_program *prog;
+	int err;
+
+	bpf_object__for_each_program (prog, f->skel->obj) {
+		err = print_prog(prog);
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Test fixture for the data path: the loaded skeleton, an empty trie in each
+ * route slot, a known set of classes, and the stats map mapped in memory.
+ */
+#ifndef CLS_TEST_HARNESS_H
+#define CLS_TEST_HARNESS_H
+
+#include <linux/bpf.h>
+#include <linux/types.h>
+
+#include "maps/classifier_abi.h"
+#include "tests/prog/pkt.h"
+
+/*
+ * Classes 0..TEST_CLASSES-1 are reset before every test: valid, with
+ * CLS_F_PRIORITY and classid test_classid(i), so tc tests can see which
+ * class a packet got from skb->priority.
+ */
+#define TEST_CLASSES 16
+/* The address on the side a hook does not classify by routes here. */
+#define TEST_DECOY_CLASS 9
+#define TEST_DECOY_V4	 "192.0.2.99"
+#define TEST_DECOY_V6	 "2001:db8:ffff::99"
+
+enum hook {
+	HOOK_TC = 1,
+	HOOK_XDP = 2,
+};
+
+struct fix {
+	struct classifier_bpf *skel;
+	int cpu;
+	int ncpus;
+	int trie_v4;
+	int trie_v6;
+	struct cls_counter *stats;
+	size_t stats_len;
+};
+
+struct t {
+	struct fix *f;
+	enum hook hook;
+	char why[256];
+};
+
+struct run {
+	int verdict;
+	struct __sk_buff skb; /* tc only: the skb as the program left it */
+	struct pkt out;
+};
+
+int fix_open(struct fix *f);
+void fix_close(struct fix *f);
+int fix_reset(struct fix *f);
+int print_verifier_stats(struct fix *f);
+
+static inline __u32 test_classid(__u32 idx)
+{
+	return (1U << 16) | (0x100 + idx);
+}
+
+int route_add(struct t *t, const char *prefix, __u32 idx);
+int class_set(struct t *t, __u32 idx, const struct cls_class *cls);
+int set_stats_on(struct t *t, __u32 on);
+int drop_route_table(struct t *t, int family);
+
+/* Ethernet (no tag) + IP with addr on the side the hook classifies by. */
+int mk_v4(struct t *t, struct pkt *p, const char *addr, __u8 tos);
+int mk_v6(struct t *t, struct pkt *p, const char *addr, __u8 tclass,
+	  const __u8 *exts, int n_ext);
+
+int run_pkt(struct t *t, const struct pkt *p, struct run *r);
+int pass_verdict(const struct t *t);
+struct cls_counter counter(const struct t *t, int cpu, __u32 slot);
+__u64 class_packets(const struct t *t, int cpu);
+__u64 reason_packets(const struct t *t, int cpu);
+
+/* Records why the test failed; always returns -1. */
+int fail(struct t *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define CHECK(t, cond, ...)                                                    \
+	do {                                                                   \
+		if (!(cond))                                                   \
+			return fail(t, __VA_ARGS__);                           \
+	} while (0)
+
+/* The packet got class idx: pass, counted once, no reason, priority set. */
+int expect_class(struct t *t, const struct pkt *p, __u32 idx);
+/* The packet was passed untouched and counted under reason only. */
+int expect_reason(struct t *t, const struct pkt *p, enum cls_reason reason);
+
+#endif /* CLS_TEST_HARNESS_H */

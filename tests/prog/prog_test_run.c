@@ -1,0 +1,714 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * BPF_PROG_TEST_RUN tests of the data path, kernel-selftest style: build a
+ * packet, run it through cls_egress (tc) and/or cls_ingress (XDP), assert
+ * on the verdict, the bytes, the skb fields and the counters.
+ *
+ *   prog_test_run                   run every test
+ *   prog_test_run --verifier-stats  load and print the verifier's numbers
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+
+#include "tests/prog/harness.h"
+
+#define NEXTHDR_HOP	 0
+#define NEXTHDR_ROUTING	 43
+#define NEXTHDR_FRAGMENT 44
+#define NEXTHDR_ESP	 50
+#define NEXTHDR_AUTH	 51
+#define NEXTHDR_DEST	 60
+
+/* ---- lookup ---- */
+
+static int v4_match(struct t *t)
+{
+	struct pkt p;
+
+	if (route_add(t, "10.0.0.0/8", 1) || mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	return expect_class(t, &p, 1);
+}
+
+static int v4_miss_gets_default_class(struct t *t)
+{
+	struct pkt p;
+
+	if (route_add(t, "10.0.0.0/8", 1) || mk_v4(t, &p, "11.1.2.3", 0))
+		return -1;
+	return expect_class(t, &p, CLS_DEFAULT_CLASS);
+}
+
+static int v6_match(struct t *t)
+{
+	struct pkt p;
+
+	if (route_add(t, "2001:db8:1::/48", 2) ||
+	    mk_v6(t, &p, "2001:db8:1::5", 0, NULL, 0))
+		return -1;
+	return expect_class(t, &p, 2);
+}
+
+static int v6_miss_gets_default_class(struct t *t)
+{
+	struct pkt p;
+
+	if (route_add(t, "2001:db8:1::/48", 2) ||
+	    mk_v6(t, &p, "2001:db8:2::5", 0, NULL, 0))
+		return -1;
+	return expect_class(t, &p, CLS_DEFAULT_CLASS);
+}
+
+static int v4_longest_prefix_wins(struct t *t)
+{
+	struct pkt p;
+
+	if (route_add(t, "10.0.0.0/8", 1) || route_add(t, "10.1.0.0/16", 2) ||
+	    route_add(t, "10.1.2.0/24", 3) || route_add(t, "10.1.2.3/32", 4))
+		return -1;
+	if (mk_v4(t, &p, "10.1.2.3", 0) || expect_class(t, &p, 4) ||
+	    mk_v4(t, &p, "10.1.2.4", 0) || expect_class(t, &p, 3) ||
+	    mk_v4(t, &p, "10.1.3.1", 0) || expect_class(t, &p, 2) ||
+	    mk_v4(t, &p, "10.2.0.1", 0) || expect_class(t, &p, 1))
+		return -1;
+	return 0;
+}
+
+static int v6_longest_prefix_wins(struct t *t)
+{
+	struct pkt p;
+
+	if (route_add(t, "2001:db8::/32", 1) ||
+	    route_add(t, "2001:db8:1::/48", 2) ||
+	    route_add(t, "2001:db8:1:2::/64", 3))
+		return -1;
+	if (mk_v6(t, &p, "2001:db8:1:2::1", 0, NULL, 0) ||
+	    expect_class(t, &p, 3) ||
+	    mk_v6(t, &p, "2001:db8:1:3::1", 0, NULL, 0) ||
+	    expect_class(t, &p, 2) ||
+	    mk_v6(t, &p, "2001:db8:2::1", 0, NULL, 0) || expect_class(t, &p, 1))
+		return -1;
+	return 0;
+}
+
+/* Catches a swap of source and destination: the other side is routed too. */
+static int classifies_by_own_side_only(struct t *t)
+{
+	struct pkt p;
+
+	if (mk_v4(t, &p, "203.0.113.7", 0))
+		return -1;
+	return expect_class(t, &p, CLS_DEFAULT_CLASS);
+}
+
+static int route_to_class_out_of_range_gets_default(struct t *t)
+{
+	struct pkt p;
+
+	if (route_add(t, "10.0.0.0/8", CLS_MAX_CLASSES) ||
+	    mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	return expect_class(t, &p, CLS_DEFAULT_CLASS);
+}
+
+static int empty_table_slot_counts_no_table(struct t *t)
+{
+	int cpu = t->f->cpu;
+	struct cls_counter c;
+	struct pkt p;
+	struct run r;
+
+	if (route_add(t, "10.0.0.0/8", 1) || drop_route_table(t, 4) ||
+	    mk_v4(t, &p, "10.1.2.3", 0) || run_pkt(t, &p, &r))
+		return -1;
+	CHECK(t, r.verdict == pass_verdict(t), "verdict %d, want pass",
+	      r.verdict);
+	c = counter(t, cpu, CLS_STATS_REASON_BASE + CLS_R_NO_TABLE);
+	CHECK(t, c.packets == 1 && c.bytes == p.len,
+	      "NO_TABLE counted %llu packets, want 1",
+	      (unsigned long long)c.packets);
+	/* The default class still applies and is counted. */
+	c = counter(t, cpu, CLS_DEFAULT_CLASS);
+	CHECK(t, c.packets == 1 && class_packets(t, cpu) == 1,
+	      "default class counted %llu, want 1 and no other",
+	      (unsigned long long)c.packets);
+	if (t->hook == HOOK_TC)
+		CHECK(t, r.skb.priority == test_classid(CLS_DEFAULT_CLASS),
+		      "priority %#x, want the default class's", r.skb.priority);
+	return 0;
+}
+
+/* ---- VLAN ---- */
+
+static int tagged_v4(struct t *t, const __u16 *tpids, int ntags)
+{
+	struct pkt p;
+	const char *src = t->hook == HOOK_TC ? TEST_DECOY_V4 : "10.1.2.3";
+	const char *dst = t->hook == HOOK_TC ? "10.1.2.3" : TEST_DECOY_V4;
+
+	pkt_eth(&p, tpids, ntags, PKT_ETH_P_IP);
+	if (route_add(t, "10.0.0.0/8", 1) || pkt_ipv4(&p, src, dst, 0))
+		return fail(t, "setup");
+	return expect_class(t, &p, 1);
+}
+
+static int vlan_v4_match(struct t *t)
+{
+	static const __u16 tags[] = {PKT_ETH_P_8021Q};
+
+	return tagged_v4(t, tags, 1);
+}
+
+static int qinq_v4_match(struct t *t)
+{
+	static const __u16 tags[] = {PKT_ETH_P_8021AD, PKT_ETH_P_8021Q};
+
+	return tagged_v4(t, tags, 2);
+}
+
+static int qinq_v6_match(struct t *t)
+{
+	static const __u16 tags[] = {PKT_ETH_P_8021AD, PKT_ETH_P_8021Q};
+	const char *src = t->hook == HOOK_TC ? TEST_DECOY_V6 : "2001:db8::1";
+	const char *dst = t->hook == HOOK_TC ? "2001:db8::1" : TEST_DECOY_V6;
+	struct pkt p;
+
+	pkt_eth(&p, tags, 2, PKT_ETH_P_IPV6);
+	if (route_add(t, "2001:db8::/32", 1) ||
+	    pkt_ipv6(&p, src, dst, 0, NULL, 0))
+		return fail(t, "setup");
+	return expect_class(t, &p, 1);
+}
+
+static int three_vlan_tags_not_ip(struct t *t)
+{
+	static const __u16 tags[] = {PKT_ETH_P_8021AD, PKT_ETH_P_8021Q,
+				     PKT_ETH_P_8021Q};
+	struct pkt p;
+
+	pkt_eth(&p, tags, 3, PKT_ETH_P_IP);
+	if (pkt_ipv4(&p, "10.1.2.3", "10.1.2.3", 0))
+		return fail(t, "setup");
+	return expect_reason(t, &p, CLS_R_NOT_IP);
+}
+
+/* ---- IPv6 extension headers ---- */
+
+static int ext_chain_matches(struct t *t, const __u8 *exts, int n)
+{
+	struct pkt p;
+
+	if (route_add(t, "2001:db8::/32", 5) ||
+	    mk_v6(t, &p, "2001:db8::5", 0, exts, n))
+		return -1;
+	return expect_class(t, &p, 5);
+}
+
+#define EXT_TEST(name, type)                                                   \
+	static int name(struct t *t)                                           \
+	{                                                                      \
+		static const __u8 exts[] = {type};                             \
+		return ext_chain_matches(t, exts, 1);                          \
+	}
+EXT_TEST(ext_hop_by_hop, NEXTHDR_HOP)
+EXT_TEST(ext_routing, NEXTHDR_ROUTING)
+EXT_TEST(ext_fragment, NEXTHDR_FRAGMENT)
+EXT_TEST(ext_dest_options, NEXTHDR_DEST)
+EXT_TEST(ext_auth, NEXTHDR_AUTH)
+
+static int ext_chain_of_bound_passes(struct t *t)
+{
+	static const __u8 exts[] = {
+		NEXTHDR_HOP,  NEXTHDR_DEST,	NEXTHDR_ROUTING, NEXTHDR_AUTH,
+		NEXTHDR_DEST, NEXTHDR_FRAGMENT, NEXTHDR_AUTH,	 NEXTHDR_DEST,
+	};
+	_Static_assert(sizeof(exts) == CLS_MAX_IPV6_EXT_HDRS, "bound");
+
+	return ext_chain_matches(t, exts, sizeof(exts));
+}
+
+static int ext_chain_over_bound_counts_limit(struct t *t)
+{
+	__u8 exts[CLS_MAX_IPV6_EXT_HDRS + 1];
+	struct pkt p;
+
+	memset(exts, NEXTHDR_DEST, sizeof(exts));
+	if (mk_v6(t, &p, "2001:db8::5", 0, exts, sizeof(exts)))
+		return -1;
+	return expect_reason(t, &p, CLS_R_EXT_LIMIT);
+}
+
+/* ESP hides what follows: the walk ends there, the packet is classified. */
+static int ext_esp_ends_walk(struct t *t)
+{
+	static const __u8 exts[] = {NEXTHDR_DEST};
+	struct pkt p;
+
+	if (route_add(t, "2001:db8::/32", 5) ||
+	    mk_v6(t, &p, "2001:db8::5", 0, exts, 1))
+		return -1;
+	/* The dest-options header says ESP; what follows is all zero. */
+	p.buf[p.l3_off + 40] = NEXTHDR_ESP;
+	return expect_class(t, &p, 5);
+}
+
+static int ext_header_past_end_truncated(struct t *t)
+{
+	static const __u8 exts[] = {NEXTHDR_DEST};
+	struct pkt p;
+
+	if (mk_v6(t, &p, "2001:db8::5", 0, exts, 1))
+		return -1;
+	/* 255 + 1 units of 8 bytes: far past the end of the packet. */
+	p.buf[p.l3_off + 40 + 1] = 255;
+	return expect_reason(t, &p, CLS_R_TRUNCATED);
+}
+
+static int ext_header_cut_truncated(struct t *t)
+{
+	static const __u8 exts[] = {NEXTHDR_HOP};
+	struct pkt p;
+
+	if (mk_v6(t, &p, "2001:db8::5", 0, exts, 1))
+		return -1;
+	/* The packet ends one byte into the extension header. */
+	p.len = p.l3_off + 40 + 1;
+	return expect_reason(t, &p, CLS_R_TRUNCATED);
+}
+
+/* ---- malformed and unknown ---- */
+
+static int arp_not_ip(struct t *t)
+{
+	struct pkt p;
+
+	pkt_eth(&p, NULL, 0, PKT_ETH_P_ARP);
+	if (!pkt_put(&p, 28))
+		return fail(t, "setup");
+	return expect_reason(t, &p, CLS_R_NOT_IP);
+}
+
+static int vlan_tag_cut_truncated(struct t *t)
+{
+	struct pkt p;
+
+	/* Only two bytes of the four-byte tag are there. */
+	pkt_eth(&p, NULL, 0, PKT_ETH_P_8021Q);
+	if (!pkt_put(&p, 2))
+		return fail(t, "setup");
+	return expect_reason(t, &p, CLS_R_TRUNCATED);
+}
+
+static int v4_ihl_below_5_malformed(struct t *t)
+{
+	struct pkt p;
+
+	if (route_add(t, "10.0.0.0/8", 1) || mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	p.buf[p.l3_off] = 0x44;
+	return expect_reason(t, &p, CLS_R_MALFORMED);
+}
+
+static int v4_wrong_version_malformed(struct t *t)
+{
+	struct pkt p;
+
+	if (route_add(t, "10.0.0.0/8", 1) || mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	p.buf[p.l3_off] = 0x65;
+	return expect_reason(t, &p, CLS_R_MALFORMED);
+}
+
+static int v6_wrong_version_malformed(struct t *t)
+{
+	struct pkt p;
+
+	if (route_add(t, "2001:db8::/32", 1) ||
+	    mk_v6(t, &p, "2001:db8::1", 0, NULL, 0))
+		return -1;
+	p.buf[p.l3_off] = 0x40 | (p.buf[p.l3_off] & 0x0f);
+	return expect_reason(t, &p, CLS_R_MALFORMED);
+}
+
+/*
+ * The kernel's test run refuses an untagged IPv4 or IPv6 skb shorter than
+ * its IP header, so the cut packets carry a VLAN tag (for both hooks).
+ */
+static int cut_ip_header(struct t *t, __u16 proto, size_t keep)
+{
+	static const __u16 tag[] = {PKT_ETH_P_8021Q};
+	struct pkt p;
+	int err;
+
+	pkt_eth(&p, tag, 1, proto);
+	if (proto == PKT_ETH_P_IP)
+		err = pkt_ipv4(&p, "10.1.2.3", "10.1.2.3", 0);
+	else
+		err = pkt_ipv6(&p, "2001:db8::1", "2001:db8::1", 0, NULL, 0);
+	if (err)
+		return fail(t, "setup");
+	p.len = p.l3_off + keep;
+	return expect_reason(t, &p, CLS_R_TRUNCATED);
+}
+
+static int v4_header_cut_truncated(struct t *t)
+{
+	return cut_ip_header(t, PKT_ETH_P_IP, 19);
+}
+
+static int v6_header_cut_truncated(struct t *t)
+{
+	return cut_ip_header(t, PKT_ETH_P_IPV6, 39);
+}
+
+static int v4_options_past_end_truncated(struct t *t)
+{
+	struct pkt p;
+
+	if (mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	/* IHL 15 = 60 bytes of header; only 20 + 8 are there. */
+	p.buf[p.l3_off] = 0x4f;
+	p.len = p.l3_off + 28;
+	return expect_reason(t, &p, CLS_R_TRUNCATED);
+}
+
+static int v4_with_options_matches(struct t *t)
+{
+	struct pkt p;
+
+	if (route_add(t, "10.0.0.0/8", 1) || mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	/* IHL 6: one word of options (zero = end of list) from the payload. */
+	p.buf[p.l3_off] = 0x46;
+	return expect_class(t, &p, 1);
+}
+
+/* ---- actions ---- */
+
+static int class_then_run(struct t *t, const struct cls_class *cls,
+			  struct pkt *p, struct run *r, int v6)
+{
+	if (class_set(t, 3, cls))
+		return -1;
+	if (v6) {
+		if (route_add(t, "2001:db8::/32", 3) ||
+		    mk_v6(t, p, "2001:db8::3", 0x2a, NULL, 0))
+			return -1;
+	} else if (route_add(t, "10.0.0.0/8", 3) ||
+		   mk_v4(t, p, "10.1.2.3", 0x2b)) {
+		return -1;
+	}
+	return run_pkt(t, p, r);
+}
+
+static int tc_priority_set(struct t *t)
+{
+	struct cls_class cls = {.classid = 0x00010020,
+				.flags = CLS_F_VALID | CLS_F_PRIORITY};
+	struct pkt p;
+	struct run r;
+
+	if (class_then_run(t, &cls, &p, &r, 0))
+		return -1;
+	CHECK(t, r.verdict == -1, "verdict %d, want TC_ACT_UNSPEC", r.verdict);
+	CHECK(t, r.skb.priority == 0x00010020, "priority %#x", r.skb.priority);
+	CHECK(t, r.skb.mark == 0, "mark %#x changed", r.skb.mark);
+	return 0;
+}
+
+static int tc_mark_set(struct t *t)
+{
+	struct cls_class cls = {.mark = 0xc0ffee,
+				.flags = CLS_F_VALID | CLS_F_MARK};
+	struct pkt p;
+	struct run r;
+
+	if (class_then_run(t, &cls, &p, &r, 0))
+		return -1;
+	CHECK(t, r.verdict == -1, "verdict %d, want TC_ACT_UNSPEC", r.verdict);
+	CHECK(t, r.skb.mark == 0xc0ffee, "mark %#x", r.skb.mark);
+	CHECK(t, r.skb.priority == 0, "priority %#x changed", r.skb.priority);
+	return 0;
+}
+
+/* Every byte but the TOS and the checksum must be as it was. */
+static int tc_dscp_v4_keeps_ecn_and_checksum(struct t *t)
+{
+	struct cls_class cls = {.dscp = 46, .flags = CLS_F_VALID | CLS_F_DSCP};
+	size_t l3, i;
+	struct pkt p;
+	struct run r;
+
+	if (class_then_run(t, &cls, &p, &r, 0))
+		return -1;
+	l3 = p.l3_off;
+	CHECK(t, r.verdict == -1, "verdict %d, want TC_ACT_UNSPEC", r.verdict);
+	CHECK(t, r.out.len == p.len, "length %zu, want %zu", r.out.len, p.len);
+	CHECK(t, r.out.buf[l3 + 1] == ((46 << 2) | 0x3),
+	      "tos %#x, want %#x (DSCP 46, ECN 3 kept)", r.out.buf[l3 + 1],
+	      (46 << 2) | 0x3);
+	CHECK(t, pkt_ipv4_csum(r.out.buf + l3, 20) == 0,
+	      "IPv4 header checksum invalid after rewrite");
+	for (i = 0; i < p.len; i++)
+		if (i != l3 + 1 && i != l3 + 10 && i != l3 + 11)
+			CHECK(t, r.out.buf[i] == p.buf[i], "byte %zu changed",
+			      i);
+	return 0;
+}
+
+static int tc_dscp_v6_keeps_ecn_and_flow_label(struct t *t)
+{
+	struct cls_class cls = {.dscp = 46, .flags = CLS_F_VALID | CLS_F_DSCP};
+	struct pkt p;
+	struct run r;
+	size_t l3, i;
+	__u8 tclass;
+
+	/* Built with traffic class 0x2a (DSCP 10, ECN 2), flow label 0. */
+	if (class_then_run(t, &cls, &p, &r, 1))
+		return -1;
+	l3 = p.l3_off;
+	tclass = ((r.out.buf[l3] & 0x0f) << 4) | (r.out.buf[l3 + 1] >> 4);
+	CHECK(t, r.verdict == -1, "verdict %d, want TC_ACT_UNSPEC", r.verdict);
+	CHECK(t, tclass == ((46 << 2) | 0x2), "traffic class %#x, want %#x",
+	      tclass, (46 << 2) | 0x2);
+	CHECK(t, (r.out.buf[l3] >> 4) == 6, "version changed");
+	CHECK(t, (r.out.buf[l3 + 1] & 0x0f) == (p.buf[l3 + 1] & 0x0f),
+	      "flow label changed");
+	for (i = 0; i < p.len; i++)
+		if (i != l3 && i != l3 + 1)
+			CHECK(t, r.out.buf[i] == p.buf[i], "byte %zu changed",
+			      i);
+	return 0;
+}
+
+static int tc_drop_shot(struct t *t)
+{
+	struct cls_class cls = {.flags = CLS_F_VALID | CLS_F_DROP};
+	struct pkt p;
+	struct run r;
+
+	if (class_then_run(t, &cls, &p, &r, 0))
+		return -1;
+	CHECK(t, r.verdict == 2, "verdict %d, want TC_ACT_SHOT", r.verdict);
+	CHECK(t, counter(t, t->f->cpu, 3).packets == 1,
+	      "a dropped packet must still be counted");
+	return 0;
+}
+
+static int invalid_class_slot_passes_untouched(struct t *t)
+{
+	struct cls_class cls = {.classid = 0x10020,
+				.mark = 7,
+				.dscp = 46,
+				.flags = CLS_F_PRIORITY | CLS_F_MARK |
+					 CLS_F_DSCP | CLS_F_DROP};
+	struct pkt p;
+	struct run r;
+
+	if (class_then_run(t, &cls, &p, &r, 0))
+		return -1;
+	CHECK(t, r.verdict == pass_verdict(t), "verdict %d, want pass",
+	      r.verdict);
+	CHECK(t, !memcmp(r.out.buf, p.buf, p.len), "packet changed");
+	if (t->hook == HOOK_TC)
+		CHECK(t, !r.skb.priority && !r.skb.mark,
+		      "priority %#x mark %#x set", r.skb.priority, r.skb.mark);
+	CHECK(t, counter(t, t->f->cpu, 3).packets == 1,
+	      "counted %llu in its index, want 1",
+	      (unsigned long long)counter(t, t->f->cpu, 3).packets);
+	return 0;
+}
+
+static int xdp_drop(struct t *t)
+{
+	struct cls_class cls = {.flags = CLS_F_VALID | CLS_F_DROP};
+	struct pkt p;
+	struct run r;
+
+	if (class_then_run(t, &cls, &p, &r, 1))
+		return -1;
+	CHECK(t, r.verdict == XDP_DROP, "verdict %d, want XDP_DROP", r.verdict);
+	return 0;
+}
+
+static int xdp_ignores_skb_actions(struct t *t)
+{
+	struct cls_class cls = {.classid = 0x10020,
+				.mark = 7,
+				.dscp = 46,
+				.flags = CLS_F_VALID | CLS_F_PRIORITY |
+					 CLS_F_MARK | CLS_F_DSCP};
+	struct pkt p;
+	struct run r;
+
+	if (class_then_run(t, &cls, &p, &r, 0))
+		return -1;
+	CHECK(t, r.verdict == XDP_PASS, "verdict %d, want XDP_PASS", r.verdict);
+	CHECK(t, r.out.len == p.len && !memcmp(r.out.buf, p.buf, p.len),
+	      "packet changed");
+	return 0;
+}
+
+/* ---- counters ---- */
+
+#define COUNT_RUNS 5
+
+static int counters_land_in_this_cpu_slice(struct t *t)
+{
+	struct cls_counter c;
+	struct pkt p;
+	struct run r;
+	int i, cpu;
+
+	if (route_add(t, "10.0.0.0/8", 7) || mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	for (i = 0; i < COUNT_RUNS; i++)
+		if (run_pkt(t, &p, &r))
+			return -1;
+	c = counter(t, t->f->cpu, 7);
+	CHECK(t, c.packets == COUNT_RUNS && c.bytes == COUNT_RUNS * p.len,
+	      "cpu %d class 7: %llu packets %llu bytes, want %d and %zu",
+	      t->f->cpu, (unsigned long long)c.packets,
+	      (unsigned long long)c.bytes, COUNT_RUNS, COUNT_RUNS * p.len);
+	for (cpu = 0; cpu < t->f->ncpus; cpu++)
+		if (cpu != t->f->cpu)
+			CHECK(t,
+			      !class_packets(t, cpu) && !reason_packets(t, cpu),
+			      "cpu %d's slice was written", cpu);
+	return 0;
+}
+
+static int stats_off_keeps_class_counters_not_reasons(struct t *t)
+{
+	struct pkt p, arp;
+	struct run r;
+
+	if (set_stats_on(t, 0) || route_add(t, "10.0.0.0/8", 7) ||
+	    mk_v4(t, &p, "10.1.2.3", 0) || run_pkt(t, &p, &r))
+		return -1;
+	if (t->hook == HOOK_TC)
+		CHECK(t, r.skb.priority == test_classid(7),
+		      "stats off must not stop classification");
+	CHECK(t, class_packets(t, t->f->cpu) == 0,
+	      "class counted with stats off");
+	pkt_eth(&arp, NULL, 0, PKT_ETH_P_ARP);
+	if (!pkt_put(&arp, 28))
+		return fail(t, "setup");
+	return expect_reason(t, &arp, CLS_R_NOT_IP);
+}
+
+/* ---- runner ---- */
+
+struct test_case {
+	const char *name;
+	int (*fn)(struct t *t);
+	int hooks;
+};
+
+#define BOTH (HOOK_TC | HOOK_XDP)
+/* clang-format off */
+#define TEST(fn, hooks) { #fn, fn, hooks }
+/* clang-format on */
+
+static const struct test_case tests[] = {
+	TEST(v4_match, BOTH),
+	TEST(v4_miss_gets_default_class, BOTH),
+	TEST(v6_match, BOTH),
+	TEST(v6_miss_gets_default_class, BOTH),
+	TEST(v4_longest_prefix_wins, BOTH),
+	TEST(v6_longest_prefix_wins, BOTH),
+	TEST(classifies_by_own_side_only, BOTH),
+	TEST(route_to_class_out_of_range_gets_default, BOTH),
+	TEST(empty_table_slot_counts_no_table, BOTH),
+	TEST(vlan_v4_match, BOTH),
+	TEST(qinq_v4_match, BOTH),
+	TEST(qinq_v6_match, BOTH),
+	TEST(three_vlan_tags_not_ip, BOTH),
+	TEST(ext_hop_by_hop, BOTH),
+	TEST(ext_routing, BOTH),
+	TEST(ext_fragment, BOTH),
+	TEST(ext_dest_options, BOTH),
+	TEST(ext_auth, BOTH),
+	TEST(ext_chain_of_bound_passes, BOTH),
+	TEST(ext_chain_over_bound_counts_limit, BOTH),
+	TEST(ext_esp_ends_walk, BOTH),
+	TEST(ext_header_past_end_truncated, BOTH),
+	TEST(ext_header_cut_truncated, BOTH),
+	TEST(arp_not_ip, BOTH),
+	TEST(vlan_tag_cut_truncated, BOTH),
+	TEST(v4_ihl_below_5_malformed, BOTH),
+	TEST(v4_wrong_version_malformed, BOTH),
+	TEST(v6_wrong_version_malformed, BOTH),
+	TEST(v4_header_cut_truncated, BOTH),
+	TEST(v4_options_past_end_truncated, BOTH),
+	TEST(v4_with_options_matches, BOTH),
+	TEST(v6_header_cut_truncated, BOTH),
+	TEST(tc_priority_set, HOOK_TC),
+	TEST(tc_mark_set, HOOK_TC),
+	TEST(tc_dscp_v4_keeps_ecn_and_checksum, HOOK_TC),
+	TEST(tc_dscp_v6_keeps_ecn_and_flow_label, HOOK_TC),
+	TEST(tc_drop_shot, HOOK_TC),
+	TEST(invalid_class_slot_passes_untouched, BOTH),
+	TEST(xdp_drop, HOOK_XDP),
+	TEST(xdp_ignores_skb_actions, HOOK_XDP),
+	TEST(counters_land_in_this_cpu_slice, BOTH),
+	TEST(stats_off_keeps_class_counters_not_reasons, BOTH),
+};
+
+static int run_one(struct fix *f, const struct test_case *tc, enum hook hook)
+{
+	const char *prefix = hook == HOOK_TC ? "tc" : "xdp";
+	struct t t = {.f = f, .hook = hook};
+	int err;
+
+	/* Names that already say their hook are not prefixed again. */
+	if (!strncmp(tc->name, "tc_", 3) || !strncmp(tc->name, "xdp_", 4))
+		prefix = NULL;
+	err = fix_reset(f);
+	if (err)
+		fail(&t, "reset: %s", strerror(-err));
+	else
+		err = tc->fn(&t);
+	if (err)
+		printf("FAIL %s%s%s: %s\n", prefix ? prefix : "",
+		       prefix ? "_" : "", tc->name, t.why);
+	else
+		printf("ok %s%s%s\n", prefix ? prefix : "", prefix ? "_" : "",
+		       tc->name);
+	return err ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	int passed = 0, failed = 0, err;
+	struct fix f;
+	size_t i;
+
+	err = fix_open(&f);
+	if (err) {
+		fprintf(stderr, "prog_test_run: load classifier: %s\n",
+			strerror(-err));
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--verifier-stats")) {
+		err = print_verifier_stats(&f);
+		if (err)
+			fprintf(stderr, "prog_test_run: prog info: %s\n",
+				strerror(-err));
+		fix_close(&f);
+		return err ? 1 : 0;
+	}
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (tests[i].hooks & HOOK_TC)
+			run_one(&f, &tests[i], HOOK_TC) ? failed++ : passed++;
+		if (tests[i].hooks & HOOK_XDP)
+			run_one(&f, &tests[i], HOOK_XDP) ? failed++ : passed++;
+	}
+	fix_close(&f);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
