@@ -26,10 +26,40 @@
 #include "maps/maps.h"
 
 struct pins {
-	char link[PATH_MAX];  /* links/egress.<dev> or links/xdp.<dev> */
-	char tc[PATH_MAX];    /* tc/egress.<dev> */
-	char qdisc[PATH_MAX]; /* tc/qdisc.<dev> */
+	char link[PATH_MAX];  /* links/egress_<dev> or links/xdp_<dev> */
+	char tc[PATH_MAX];    /* tc/egress_<dev> */
+	char qdisc[PATH_MAX]; /* tc/qdisc_<dev> */
 };
+
+/*
+ * bpffs refuses names with a dot (reserved), device names may have one
+ * (eth0.100) but never a colon: pins spell the dot as a colon.
+ */
+static void pin_name(char *buf, size_t n, const char *kind, const char *ifname)
+{
+	char *p;
+
+	snprintf(buf, n, "%s_%s", kind, ifname);
+	for (p = buf + strlen(kind); *p; p++)
+		if (*p == '.')
+			*p = ':';
+}
+
+/* The device a pin name is for, if it starts with kind_. */
+static bool pin_ifname(const char *name, const char *kind, char *ifname,
+		       size_t n)
+{
+	size_t len = strlen(kind);
+	char *p;
+
+	if (strncmp(name, kind, len) || name[len] != '_' || !name[len + 1])
+		return false;
+	snprintf(ifname, n, "%s", name + len + 1);
+	for (p = ifname; *p; p++)
+		if (*p == ':')
+			*p = '.';
+	return true;
+}
 
 static int pin_paths(struct pins *p, const char *root, const char *ifname,
 		     enum cls_hook hook)
@@ -37,12 +67,12 @@ static int pin_paths(struct pins *p, const char *root, const char *ifname,
 	char name[IF_NAMESIZE + 16];
 	int err;
 
-	snprintf(name, sizeof(name), "%s.%s",
-		 hook == CLS_HOOK_XDP ? "xdp" : "egress", ifname);
+	pin_name(name, sizeof(name), hook == CLS_HOOK_XDP ? "xdp" : "egress",
+		 ifname);
 	err = cls_pin_path(p->link, sizeof(p->link), root, "links", name);
 	if (!err)
 		err = cls_pin_path(p->tc, sizeof(p->tc), root, "tc", name);
-	snprintf(name, sizeof(name), "qdisc.%s", ifname);
+	pin_name(name, sizeof(name), "qdisc", ifname);
 	if (!err)
 		err = cls_pin_path(p->qdisc, sizeof(p->qdisc), root, "tc",
 				   name);
@@ -316,9 +346,11 @@ static void fill_from_link(struct cls_attachment *a, int fd)
 static int scan_dir(const char *root, const char *dir,
 		    struct cls_attachment **out, size_t *n)
 {
-	char path[PATH_MAX];
+	bool is_link = !strcmp(dir, "links");
 	struct cls_attachment a;
+	char path[PATH_MAX];
 	struct dirent *de;
+	struct pins p;
 	DIR *d;
 	int err = 0, fd;
 
@@ -327,16 +359,14 @@ static int scan_dir(const char *root, const char *dir,
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while (!err && (de = readdir(d))) {
-		const char *dot = strchr(de->d_name, '.');
-		bool is_link = !strcmp(dir, "links");
-
-		if (!dot || de->d_name[0] == '.' ||
-		    !strncmp(de->d_name, "qdisc.", 6))
-			continue;
 		memset(&a, 0, sizeof(a));
-		snprintf(a.ifname, sizeof(a.ifname), "%s", dot + 1);
-		a.hook = !strncmp(de->d_name, "xdp.", 4) ? CLS_HOOK_XDP :
-							  CLS_HOOK_EGRESS;
+		if (pin_ifname(de->d_name, "xdp", a.ifname, sizeof(a.ifname)))
+			a.hook = CLS_HOOK_XDP;
+		else if (pin_ifname(de->d_name, "egress", a.ifname,
+				    sizeof(a.ifname)))
+			a.hook = CLS_HOOK_EGRESS;
+		else
+			continue;
 		a.tcx = is_link && a.hook == CLS_HOOK_EGRESS;
 		cls_pin_path(path, sizeof(path), root, dir, de->d_name);
 		fd = bpf_obj_get(path);
@@ -348,10 +378,8 @@ static int scan_dir(const char *root, const char *dir,
 			a.prog_id = prog_id_of(fd);
 			a.ifindex = if_nametoindex(a.ifname);
 			a.defunct = !a.ifindex;
-			cls_pin_path(path, sizeof(path), root, dir, "qdisc.");
-			snprintf(path + strlen(path), sizeof(path) - strlen(path),
-				 "%s", a.ifname);
-			a.owns_qdisc = pinned(path);
+			pin_paths(&p, root, a.ifname, a.hook);
+			a.owns_qdisc = pinned(p.qdisc);
 		}
 		close(fd);
 		err = add_attachment(out, n, &a);

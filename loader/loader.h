@@ -3,10 +3,11 @@
  * Loading the BPF object, pinning its maps, and attaching it to devices.
  * Layout under <bpffs>/classifier:
  *   maps/<name>           the maps (survive detach and re-attach)
- *   links/egress.<dev>    tcx egress link
- *   links/xdp.<dev>       XDP link
- *   tc/egress.<dev>       program of a clsact+cls_bpf attachment (fallback)
- *   tc/qdisc.<dev>        present iff classifier created that clsact qdisc
+ *   links/egress_<dev>    tcx egress link
+ *   links/xdp_<dev>       XDP link
+ *   tc/egress_<dev>       program of a clsact+cls_bpf attachment (fallback)
+ *   tc/qdisc_<dev>        present iff classifier created that clsact qdisc
+ * (bpffs reserves '.', so a '.' in <dev> is written ':'.)
  */
 #ifndef CLS_LOADER_H
 #define CLS_LOADER_H
