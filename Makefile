@@ -80,6 +80,13 @@ $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(UTIL_OBJS) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
+# The CLI's error handling: the commands without main(), and the library.
+$(OUTPUT)/tests/test_cli: tests/unit/test_cli.c \
+		$(filter-out $(OUTPUT)/cli/main.o,$(CLI_OBJS)) $(LIB_OBJS) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+
 # The data-path tests need only the skeleton and libbpf.
 $(PROG_BIN): $(PROG_SRCS) $(SKELS) $(wildcard tests/prog/*.h) \
 		maps/classifier_abi.h | $(OUTPUT)/tests
