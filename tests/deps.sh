@@ -4,7 +4,7 @@
 set -e
 
 pkgs="clang llvm libbpf-dev bpftool libmnl-dev libelf-dev zlib1g-dev
-	libcmocka-dev pkg-config make gcc iproute2 nftables iputils-ping
+	libcmocka-dev pkg-config make gcc iproute2 nftables iputils-ping jq
 	util-linux procps"
 
 missing=

@@ -1,0 +1,315 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Helpers shared by the netns tests; sourced by every tests/netns/test_*.sh.
+#
+# A test runs as its own bash process (so `set -e` holds in it) with:
+#   CLASSIFIER  the binary under test (absolute path)
+#   UDPSEND     tests/netns/udpsend, built by run.sh
+#   REASON_FILE where fail() leaves the one-line reason for the runner
+# It calls setup_pair (or setup_ns), which registers a trap that removes
+# the namespaces, the private bpffs and the pins, however the test ends.
+#
+# Topology made by setup_pair:
+#
+#   ns $NS_S (sender)                        ns $NS_R (receiver)
+#   veth $VS 10.200.0.1/24 fd00:200::1/64 -- veth $VR 10.200.0.2/24 fd00:200::2/64
+#
+# The receiver also owns one address per destination below; the sender
+# routes them all through the veth.  HTB on $VS: 1:10 1:20 1:30 1:40 1:50,
+# HTB's own default 1:99 (what nobody classified: ARP and the like).
+
+set -eu
+
+VS=veth-snd
+VR=veth-rcv
+PORT=9000
+
+# Destinations: one v4 and one v6 address per role.
+WEB4=198.51.100.10
+WEB6=2001:db8:10::10
+BULK4=203.0.113.10
+BULK6=2001:db8:20::10
+DROP4=192.0.2.10
+DROP6=2001:db8:30::10
+DFLT4=10.201.0.10
+DFLT6=fd00:201::10
+ALL_DST="$WEB4 $WEB6 $BULK4 $BULK6 $DROP4 $DROP6 $DFLT4 $DFLT6"
+
+TEST_NAME=$(basename "$0" .sh)
+TEST_NAME=${TEST_NAME#test_}
+WORK=
+NS_S=
+NS_R=
+MOUNTS=
+
+fail()
+{
+	echo "$*" >&2
+	[ -z "${REASON_FILE:-}" ] || echo "$*" > "$REASON_FILE"
+	exit 1
+}
+
+log()
+{
+	echo "# $*"
+}
+
+cleanup()
+{
+	local rc=$? m ns
+	trap - EXIT
+	set +e
+	# purge in the namespace whose devices the pins point at, then drop
+	# the mount (which frees whatever purge could not)
+	[ -d "${BPFFS:-}/classifier" ] && cls purge >/dev/null 2>&1
+	[ -d "${BPFFS_R:-}/classifier" ] && cls_rcv purge >/dev/null 2>&1
+	for m in $MOUNTS; do
+		umount "$m" 2>/dev/null
+	done
+	for ns in $NS_S $NS_R; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	[ -n "$WORK" ] && rm -rf "$WORK"
+	exit "$rc"
+}
+
+# cls ARGS: the classifier in the sender's namespace and its bpffs;
+# cls_rcv ARGS: in the receiver's, with a bpffs of its own.
+cls()
+{
+	nsenter --net="/run/netns/$NS_S" "$CLASSIFIER" --bpffs "$BPFFS" "$@"
+}
+
+cls_rcv()
+{
+	nsenter --net="/run/netns/$NS_R" "$CLASSIFIER" --bpffs "$BPFFS_R" "$@"
+}
+
+in_snd()
+{
+	ip netns exec "$NS_S" "$@"
+}
+
+in_rcv()
+{
+	ip netns exec "$NS_R" "$@"
+}
+
+# mount_bpffs DIR: a private bpffs, unmounted by cleanup.
+mount_bpffs()
+{
+	mkdir -p "$1"
+	mount -t bpf bpf "$1"
+	MOUNTS="$MOUNTS $1"
+}
+
+setup_ns()
+{
+	trap cleanup EXIT
+	trap 'exit 143' TERM INT
+	WORK=$(mktemp -d "/tmp/cls-netns-$TEST_NAME.XXXXXX")
+	NS_S="cls-$$-snd"
+	NS_R="cls-$$-rcv"
+	ip netns add "$NS_S"
+	ip netns add "$NS_R"
+	BPFFS=$WORK/bpffs
+	BPFFS_R=$WORK/bpffs-rcv
+	mount_bpffs "$BPFFS"
+	mount_bpffs "$BPFFS_R"
+}
+
+wait_link_ready()
+{
+	local i
+	for i in $(seq 50); do
+		if ip -n "$NS_S" link show "$VS" | grep -q LOWER_UP &&
+			ip -n "$NS_R" link show "$VR" | grep -q LOWER_UP &&
+			! ip -n "$NS_S" addr show tentative | grep -q inet6 &&
+			! ip -n "$NS_R" addr show tentative | grep -q inet6; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	fail "veth pair did not come up"
+}
+
+# setup_pair: the two namespaces, veth, addresses, routes, static
+# neighbours (so no ARP or ND of ours lands in a counted class), HTB.
+setup_pair()
+{
+	local mac_r mac_s a
+	setup_ns
+	ip link add "$VS" netns "$NS_S" type veth peer name "$VR" netns "$NS_R"
+	for ns in "$NS_S" "$NS_R"; do
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+			net.ipv6.conf.default.accept_dad=0 \
+			net.ipv6.conf.all.accept_ra=0 \
+			net.ipv6.conf.default.accept_ra=0
+		ip -n "$ns" link set lo up
+	done
+	ip -n "$NS_S" addr add 10.200.0.1/24 dev "$VS"
+	ip -n "$NS_S" addr add fd00:200::1/64 dev "$VS" nodad
+	ip -n "$NS_R" addr add 10.200.0.2/24 dev "$VR"
+	ip -n "$NS_R" addr add fd00:200::2/64 dev "$VR" nodad
+	for a in $ALL_DST; do
+		case $a in
+		*:*) ip -n "$NS_R" addr add "$a/128" dev lo nodad ;;
+		*) ip -n "$NS_R" addr add "$a/32" dev lo ;;
+		esac
+	done
+	ip -n "$NS_S" link set "$VS" up
+	ip -n "$NS_R" link set "$VR" up
+	for a in 198.51.100.0/24 203.0.113.0/24 192.0.2.0/24 10.201.0.0/24; do
+		ip -n "$NS_S" route add "$a" via 10.200.0.2
+	done
+	for a in 2001:db8::/32 fd00:201::/64; do
+		ip -n "$NS_S" -6 route add "$a" via fd00:200::2
+	done
+	mac_r=$(ip -n "$NS_R" -br link show "$VR" | awk '{print $3}')
+	mac_s=$(ip -n "$NS_S" -br link show "$VS" | awk '{print $3}')
+	ip -n "$NS_S" neigh replace 10.200.0.2 lladdr "$mac_r" dev "$VS" nud permanent
+	ip -n "$NS_S" neigh replace fd00:200::2 lladdr "$mac_r" dev "$VS" nud permanent
+	ip -n "$NS_R" neigh replace 10.200.0.1 lladdr "$mac_s" dev "$VR" nud permanent
+	ip -n "$NS_R" neigh replace fd00:200::1 lladdr "$mac_s" dev "$VR" nud permanent
+	wait_link_ready
+}
+
+# setup_htb: HTB root 1: on the sender's veth; fast enough never to queue
+# long or drop at the rates the tests send.
+setup_htb()
+{
+	local c
+	tc -n "$NS_S" qdisc add dev "$VS" root handle 1: htb default 99
+	tc -n "$NS_S" class add dev "$VS" parent 1: classid 1:1 htb \
+		rate 10gbit quantum 60000
+	for c in 10 20 30 40 50 99; do
+		tc -n "$NS_S" class add dev "$VS" parent 1:1 classid "1:$c" htb \
+			rate 1gbit ceil 10gbit quantum 60000
+	done
+}
+
+# htb_pkts CLASSID: packets HTB sent from that class on the sender's veth.
+htb_pkts()
+{
+	tc -n "$NS_S" -s class show dev "$VS" classid "$1" |
+		awk '/Sent/ { print $4; found = 1 } END { if (!found) print "none" }'
+}
+
+# send DST COUNT [udpsend options]: send exactly COUNT datagrams from the
+# sender, spaced a little so no queue on the way can overflow.
+send()
+{
+	local dst=$1 n=$2 got
+	shift 2
+	got=$(ip netns exec "$NS_S" "$UDPSEND" -i 50 -c "$n" "$@" "$dst" "$PORT") ||
+		fail "udpsend to $dst failed after $got"
+	[ "$got" = "$n" ] || fail "udpsend to $dst sent $got, not $n"
+}
+
+# Receiver counters: an nftables table in the receiver with one named
+# counter per rule; rcv_rule NAME MATCH... adds one.
+rcv_nft_init()
+{
+	in_rcv nft -f - <<-'NFT'
+	table inet cls_test {
+		chain input {
+			type filter hook input priority 0; policy accept;
+		}
+	}
+	NFT
+}
+
+rcv_rule()
+{
+	local name=$1
+	shift
+	in_rcv nft add counter inet cls_test "$name"
+	in_rcv nft add rule inet cls_test input "$@" counter name "$name"
+}
+
+rcv_count()
+{
+	in_rcv nft -j list counter inet cls_test "$1" |
+		jq -r '.nftables[] | select(.counter) | .counter.packets'
+}
+
+# stat_pkts CLASS: packets the classifier counted for a class ("default",
+# a classid or a name); stat_unclass REASON for the unclassified ones.
+stat_pkts()
+{
+	cls -j stats | jq -r --arg c "$1" \
+		'.classes[] | select(.class == $c or .name == $c) | .packets'
+}
+
+stat_pkts_rcv()
+{
+	cls_rcv -j stats | jq -r --arg c "$1" \
+		'.classes[] | select(.class == $c or .name == $c) | .packets'
+}
+
+# expect_eq WHAT GOT WANT
+expect_eq()
+{
+	[ "$2" = "$3" ] || fail "$1: got $2, expected $3"
+	log "$1 = $2"
+}
+
+# expect_ge WHAT GOT MIN
+expect_ge()
+{
+	[ "$2" -ge "$3" ] 2>/dev/null || fail "$1: got $2, expected at least $3"
+	log "$1 = $2 (>= $3)"
+}
+
+# The classes most tests use: the same ones deploy/example.batch makes.
+add_classes()
+{
+	cls class add 1:10 name web dscp EF
+	cls class add 1:20 name bulk dscp CS1
+	cls class add 1:40 name blackhole drop
+	cls class set default classid 1:30
+}
+
+add_routes()
+{
+	cls route add 198.51.100.0/24 class web
+	cls route add 2001:db8:10::/48 class web
+	cls route add 203.0.113.0/24 class bulk
+	cls route add 2001:db8:20::/48 class bulk
+	cls route add 192.0.2.0/24 class blackhole
+	cls route add 2001:db8:30::/48 class blackhole
+}
+
+# Baselines, so a test counts only its own traffic: snapshot, send,
+# then *_delta.
+declare -A BASE_HTB BASE_CLS
+snapshot()
+{
+	local c
+	for c in 1:10 1:20 1:30 1:40 1:50 1:99; do
+		BASE_HTB[$c]=$(htb_pkts "$c")
+	done
+	for c in $(cls -j stats | jq -r '.classes[].class'); do
+		BASE_CLS[$c]=$(stat_pkts "$c")
+	done
+	BASE_CLS[unclassified]=$(stat_unclassified)
+}
+
+htb_delta()
+{
+	echo $(($(htb_pkts "$1") - ${BASE_HTB[$1]}))
+}
+
+cls_delta()
+{
+	if [ "$1" = unclassified ]; then
+		echo $(($(stat_unclassified) - ${BASE_CLS[unclassified]}))
+	else
+		echo $(($(stat_pkts "$1") - ${BASE_CLS[$1]:-0}))
+	fi
+}
+
+# stat_unclassified: packets passed untouched, all reasons together.
+stat_unclassified()
+{
+	cls -j stats | jq -r '[.unclassified[].packets] | add'
+}
