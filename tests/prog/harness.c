@@ -24,7 +24,10 @@ int fail(struct t *t, const char *fmt, ...)
 	return -1;
 }
 
-/* Counters must land in one known CPU's slice: stay on the first allowed. */
+/*
+ * Counters must land in one known CPU's slice: stay on the last allowed CPU,
+ * so that a data path ignoring the CPU (writing slice 0) is caught.
+ */
 static int pin_to_one_cpu(struct fix *f)
 {
 	cpu_set_t set;
@@ -32,10 +35,10 @@ static int pin_to_one_cpu(struct fix *f)
 
 	if (sched_getaffinity(0, sizeof(set), &set))
 		return -errno;
-	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+	for (cpu = CPU_SETSIZE - 1; cpu >= 0; cpu--)
 		if (CPU_ISSET(cpu, &set))
 			break;
-	if (cpu == CPU_SETSIZE)
+	if (cpu < 0)
 		return -ENODEV;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);

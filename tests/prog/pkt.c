@@ -89,6 +89,21 @@ int pkt_ipv4(struct pkt *p, const char *src, const char *dst, __u8 tos)
 	return put_udp(p);
 }
 
+/*
+ * Read as a header, the body of an extension header says "destination
+ * options, 2 KiB long": a walk that lands inside a header because it got a
+ * length wrong runs past the end instead of finding its way back.
+ */
+static void fill_ext_body(__u8 *at, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2) {
+		at[i] = NEXTHDR_DEST;
+		at[i + 1] = 0xff;
+	}
+}
+
 /* Bytes each extension type takes here, and its length field for that. */
 static int ext_shape(__u8 type, size_t *size, __u8 *len_field)
 {
@@ -100,7 +115,7 @@ static int ext_shape(__u8 type, size_t *size, __u8 *len_field)
 		*len_field = 2; /* (2 + 1) * 8 */
 		break;
 	case NEXTHDR_DEST:
-		*len_field = 0; /* (0 + 1) * 8 */
+		*len_field = 3; /* (3 + 1) * 8; AH's rule would give 20 */
 		break;
 	case NEXTHDR_FRAGMENT:
 		/* Reserved, ignored on receipt: not a length. */
@@ -144,6 +159,7 @@ int pkt_ipv6(struct pkt *p, const char *src, const char *dst, __u8 tclass,
 			return -ENOSPC;
 		*nexthdr = exts[i];
 		at[1] = len_field;
+		fill_ext_body(at + 2, size - 2);
 		nexthdr = at;
 	}
 	*nexthdr = IPPROTO_UDP;

@@ -206,11 +206,17 @@ static int ext_chain_matches(struct t *t, const __u8 *exts, int n)
 	return expect_class(t, &p, 5);
 }
 
+/*
+ * The header under test is followed by another one: the type of the next
+ * header is read from the current one, so only a wrong length for the
+ * current one makes the walk read the follower at the wrong place, where
+ * zeros send it on to the limit or past the end.
+ */
 #define EXT_TEST(name, type)                                                   \
 	static int name(struct t *t)                                           \
 	{                                                                      \
-		static const __u8 exts[] = {type};                             \
-		return ext_chain_matches(t, exts, 1);                          \
+		static const __u8 exts[] = {type, NEXTHDR_DEST};               \
+		return ext_chain_matches(t, exts, sizeof(exts));               \
 	}
 EXT_TEST(ext_hop_by_hop, NEXTHDR_HOP)
 EXT_TEST(ext_routing, NEXTHDR_ROUTING)
@@ -229,12 +235,17 @@ static int ext_chain_of_bound_passes(struct t *t)
 	return ext_chain_matches(t, exts, sizeof(exts));
 }
 
+/* Every type in the chain must keep the walk going up to the limit. */
 static int ext_chain_over_bound_counts_limit(struct t *t)
 {
-	__u8 exts[CLS_MAX_IPV6_EXT_HDRS + 1];
+	static const __u8 exts[] = {
+		NEXTHDR_HOP,  NEXTHDR_DEST, NEXTHDR_ROUTING,
+		NEXTHDR_AUTH, NEXTHDR_DEST, NEXTHDR_FRAGMENT,
+		NEXTHDR_AUTH, NEXTHDR_DEST, NEXTHDR_ROUTING,
+	};
 	struct pkt p;
 
-	memset(exts, NEXTHDR_DEST, sizeof(exts));
+	_Static_assert(sizeof(exts) == CLS_MAX_IPV6_EXT_HDRS + 1, "bound");
 	if (mk_v6(t, &p, "2001:db8::5", 0, exts, sizeof(exts)))
 		return -1;
 	return expect_reason(t, &p, CLS_R_EXT_LIMIT);
