@@ -65,7 +65,7 @@ say "checkpatch: clean"
 x86=$KCHECK/out-x86
 if [ ! -f "$x86/.config" ] || [ "$HERE/config.fragment" -nt "$x86/.config" ]; then
 	make -s -C "$TREE" O="$x86" tinyconfig >/dev/null
-	"$TREE"/scripts/kconfig/merge_config.sh -m -O "$x86" "$x86/.config" "$HERE/config.fragment" >/dev/null
+	"$TREE"/scripts/kconfig/merge_config.sh -m -O "$x86" "$x86/.config" "$HERE/config.fragment" >/dev/null 2>&1
 	make -s -C "$TREE" O="$x86" olddefconfig >/dev/null
 fi
 # shellcheck disable=SC2086
@@ -77,7 +77,7 @@ arm=$KCHECK/out-arm64
 A=(make -s -C "$TREE" O="$arm" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 if [ ! -f "$arm/.config" ] || [ "$HERE/arm64.fragment" -nt "$arm/.config" ]; then
 	"${A[@]}" defconfig >/dev/null
-	"$TREE"/scripts/kconfig/merge_config.sh -m -O "$arm" "$arm/.config" "$HERE/arm64.fragment" >/dev/null
+	"$TREE"/scripts/kconfig/merge_config.sh -m -O "$arm" "$arm/.config" "$HERE/arm64.fragment" >/dev/null 2>&1
 	"${A[@]}" olddefconfig >/dev/null
 fi
 # shellcheck disable=SC2086

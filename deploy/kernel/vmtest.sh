@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Boot the kernels built by build.sh under qemu (TCG, -smp 2) with a busybox
+# initramfs and run, inside the guest:
+#   - bpf_smoke check   LPM lookups + per-CPU counters + JIT image dump
+#   - bpf_smoke bench   BPF_PROG_TEST_RUN timing (emulated clock: only a
+#                       relative stock/patched hint, not a hardware number)
+#   - bpf_smoke storm   1000 flips of kernel.bpf_stats_enabled while two
+#                       pinned runners push packets through the program
+#   - classifier and tests/prog_test_run, when they were built into
+#     $CLS_OUT (make OUTPUT=$CLS_OUT in the repo) -- see CLS_OUT below
+#
+#   deploy/kernel/vmtest.sh [stock|patched ...]     (default: stock patched)
+#
+# Env: KWORK (default /work/kbuild), CLS_OUT (default $KWORK/cls),
+#      VM_TIMEOUT seconds per boot (default 900), FLIPS (default 1000).
+# Per-kernel serial logs: $KWORK/vmtest-<kernel>.log; summary at the end.
+# KVM is not used on purpose: here it is a nested layer that hangs guests.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+KWORK=${KWORK:-/work/kbuild}
+ART=$KWORK/artifacts
+CLS_OUT=${CLS_OUT:-$KWORK/cls}
+VM_TIMEOUT=${VM_TIMEOUT:-900}
+FLIPS=${FLIPS:-1000}
+IRD=$KWORK/initramfs
+
+log() { printf '[vmtest] %s\n' "$*" >&2; }
+die() { printf '[vmtest] FAILED: %s\n' "$*" >&2; exit 1; }
+
+command -v qemu-system-x86_64 >/dev/null || die "apt-get install qemu-system-x86"
+[ -x /bin/busybox ] && file -L /bin/busybox | grep -q static ||
+	die "apt-get install busybox-static"
+
+# Copy a dynamically linked binary and the libraries ldd names.
+copy_with_libs() { # src dst-in-initramfs
+	local src=$1 dst=$2 lib
+	install -D -m 0755 "$src" "$IRD/$dst"
+	for lib in $(ldd "$src" 2>/dev/null | grep -o '/[^ ]*' | sort -u); do
+		[ -e "$IRD$lib" ] || install -D -m 0755 "$lib" "$IRD$lib"
+	done
+}
+
+build_initramfs() {
+	rm -rf "$IRD"
+	mkdir -p "$IRD"/{bin,sbin,proc,sys,dev,tmp,etc,root,usr/bin,usr/sbin}
+	cp /bin/busybox "$IRD/bin/busybox"
+	gcc -O2 -Wall -static -o "$IRD/bin/bpf_smoke" "$HERE/smoke/bpf_smoke.c"
+	# iproute2 for clsact/HTB/veth/netns tests of the classifier
+	for t in /usr/sbin/tc /usr/sbin/ip /usr/sbin/bpftool; do
+		[ -x "$t" ] && copy_with_libs "$t" "/usr/sbin/$(basename "$t")"
+	done
+	local have_cls=0
+	if [ -x "$CLS_OUT/classifier" ]; then
+		copy_with_libs "$CLS_OUT/classifier" /usr/bin/classifier
+		have_cls=1
+	fi
+	if [ -x "$CLS_OUT/tests/prog_test_run" ]; then
+		copy_with_libs "$CLS_OUT/tests/prog_test_run" /usr/bin/prog_test_run
+		have_cls=1
+	fi
+	# BPF objects the CLI loads at run time, if it has any next to it
+	if [ -d "$CLS_OUT/bpf" ]; then
+		mkdir -p "$IRD/cls"
+		cp -r "$CLS_OUT/bpf" "$IRD/cls/"
+	fi
+	log "initramfs: classifier binaries: $([ $have_cls = 1 ] && echo yes || echo "no (none in $CLS_OUT)")"
+	cat > "$IRD/init" <<EOF
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+mount -t bpf bpf /sys/fs/bpf
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+ip link set lo up
+echo "VMTEST BEGIN \$(uname -r) cpus=\$(nproc) btf=\$([ -e /sys/kernel/btf/vmlinux ] && echo yes || echo no) jit=\$(cat /proc/sys/net/core/bpf_jit_enable)"
+fail=0
+bpf_smoke check || fail=1
+bpf_smoke bench 200000 || fail=1
+bpf_smoke bench 200000 || fail=1
+bpf_smoke storm $FLIPS || fail=1
+dmesg | grep -iE "BUG|WARNING|Oops|panic|stall" && { echo "VMTEST kernel log has errors"; fail=1; }
+if [ -x /usr/bin/prog_test_run ]; then
+	echo "VMTEST running prog_test_run"
+	(cd /cls 2>/dev/null || cd /; prog_test_run) && echo "VMTEST prog_test_run PASS" || { echo "VMTEST prog_test_run FAIL"; fail=1; }
+fi
+if [ -x /usr/bin/classifier ]; then
+	echo "VMTEST running classifier"
+	classifier status; echo "VMTEST classifier status rc=\$?"
+fi
+[ \$fail = 0 ] && echo "VMTEST RESULT PASS" || echo "VMTEST RESULT FAIL"
+poweroff -f
+EOF
+	chmod +x "$IRD/init"
+	(cd "$IRD" && find . | cpio -o -H newc --quiet | gzip -1) > "$KWORK/initramfs.cpio.gz"
+	log "initramfs: $(du -h "$KWORK/initramfs.cpio.gz" | cut -f1)"
+}
+
+boot() { # kernel-name
+	local k=$1 img=$ART/$1/bzImage out=$KWORK/vmtest-$1.log t0
+	[ -f "$img" ] || die "no $img (run deploy/kernel/build.sh $k)"
+	log "booting $k ($img), TCG, 2 vCPUs, timeout ${VM_TIMEOUT}s"
+	t0=$(date +%s)
+	timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1024 \
+		-kernel "$img" -initrd "$KWORK/initramfs.cpio.gz" \
+		-append "console=ttyS0 panic=-1 oops=panic loglevel=4" \
+		-nographic -no-reboot -nic none > "$out" 2>&1 || true
+	log "$k: guest ran $(( $(date +%s) - t0 ))s, log $out"
+	grep -E "^(VMTEST|SMOKE|STORM|bench|storm|cpu-id|xlated|lookup|counters|runner|flips)" "$out" |
+		sed "s/^/  [$k] /" >&2 || true
+	grep -q "VMTEST RESULT PASS" "$out"
+}
+
+main() {
+	local kernels=("$@") k rc=0 summary=""
+	[ ${#kernels[@]} -gt 0 ] || kernels=(stock patched)
+	build_initramfs
+	for k in "${kernels[@]}"; do
+		if boot "$k"; then
+			summary+="$k: PASS\n"
+		else
+			summary+="$k: FAIL\n"
+			rc=1
+		fi
+	done
+	printf "[vmtest] summary:\n$summary" >&2
+	exit $rc
+}
+
+main "$@"
