@@ -313,3 +313,25 @@ stat_unclassified()
 {
 	cls -j stats | jq -r '[.unclassified[].packets] | add'
 }
+
+# counter_name ADDR: the receiver counter name for an address.
+counter_name()
+{
+	echo "c_$(echo "$1" | tr -c 'a-zA-Z0-9\n' '_')"
+}
+
+# rcv_rule_dst ADDR [MATCH...]: count UDP to ADDR (and MATCH) at the receiver.
+rcv_rule_dst()
+{
+	local a=$1 fam=ip
+	shift
+	case $a in *:*) fam=ip6 ;; esac
+	rcv_rule "$(counter_name "$a$*")" "$fam" daddr "$a" udp dport "$PORT" "$@"
+}
+
+rcv_count_dst()
+{
+	local a=$1
+	shift
+	rcv_count "$(counter_name "$a$*")"
+}

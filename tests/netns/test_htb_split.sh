@@ -14,10 +14,7 @@ add_routes
 cls attach dev "$VS"
 rcv_nft_init
 for a in $WEB4 $WEB6 $BULK4 $BULK6 $DFLT4 $DFLT6; do
-	case $a in
-	*:*) rcv_rule "c_${a//:/_}" ip6 daddr "$a" udp dport $PORT ;;
-	*) rcv_rule "c_${a//./_}" ip daddr "$a" udp dport $PORT ;;
-	esac
+	rcv_rule_dst "$a"
 done
 
 snapshot
@@ -41,8 +38,7 @@ expect_eq "HTB 1:30 (= classifier default)" "$(htb_delta 1:30)" "$dflt"
 expect_eq "HTB 1:99 (= classifier unclassified)" "$(htb_delta 1:99)" \
 	"$(cls_delta unclassified)"
 for a in $WEB4 $WEB6 $BULK4 $BULK6 $DFLT4 $DFLT6; do
-	n=$(rcv_count "c_$(echo "$a" | tr '.:' '__')")
-	expect_eq "received from $a" "$n" $N
+	expect_eq "received at $a" "$(rcv_count_dst "$a")" $N
 done
 # The per-class JSON matches the table a person reads.
 cls stats | grep -Eq "^1:10 +web +$((2 * N)) " ||
