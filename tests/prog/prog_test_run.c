@@ -6,6 +6,11 @@
  *
  *   prog_test_run                   run every test
  *   prog_test_run --verifier-stats  load and print the verifier's numbers
+ *
+ * Out of reach of BPF_PROG_TEST_RUN, so not tested here: frames shorter
+ * than Ethernet (the kernel refuses data under ETH_HLEN) and skbs whose
+ * headers are not linear (test-run skbs always are), i.e. the pull in
+ * cls_egress.
  */
 #include <errno.h>
 #include <stdio.h>
