@@ -80,6 +80,12 @@ $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(UTIL_OBJS) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
+# The DIR-24-8 painter is pure C over memory.
+$(OUTPUT)/tests/test_dir24: tests/unit/test_dir24.c $(OUTPUT)/maps/dir24.o \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ -lcmocka -o $@
+
 # The CLI's error handling: the commands without main(), and the library.
 $(OUTPUT)/tests/test_cli: tests/unit/test_cli.c \
 		$(filter-out $(OUTPUT)/cli/main.o,$(CLI_OBJS)) $(LIB_OBJS) \

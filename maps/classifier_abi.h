@@ -11,7 +11,7 @@
 #include <linux/types.h>
 #endif
 
-#define CLS_ABI_VERSION 1
+#define CLS_ABI_VERSION 2
 
 /* Dense class indices; index 0 is the default class (no route matched). */
 #define CLS_MAX_CLASSES 4096
@@ -83,10 +83,39 @@ struct cls_counter {
 	__u64 bytes;
 };
 
+/*
+ * dir24: the IPv4 DIR-24-8 table, a cache derived from routes_v4 that user
+ * space writes through mmap.  One BPF_F_MMAPABLE ARRAY of __u32:
+ *   [0, 2^24)                 first level, indexed by address >> 8
+ *   [2^24, 2^24 + groups*256) second-level groups, indexed by address & 0xff
+ *   last CLS_DIR24_HDR_ENTRIES bookkeeping for user space (struct below)
+ * An entry is a leaf ((plen + 1) << 16 | class index; 0 = no route), a
+ * group reference (CLS_DIR24_GROUP_BIT | group), or CLS_DIR24_ASK_TRIE
+ * where no group was free: the trie answers for that /24.  Group entries
+ * are always leaves.  A table that is off has only the bookkeeping.
+ */
+#define CLS_DIR24_L1_ENTRIES (1U << 24)
+#define CLS_DIR24_GROUP_SIZE 256
+#define CLS_DIR24_HDR_ENTRIES 256
+#define CLS_DIR24_GROUP_BIT 0x80000000U
+#define CLS_DIR24_ASK_TRIE 0xFFFFFFFFU
+#define CLS_DIR24_CLASS_MASK 0xFFFFU
+#define CLS_DIR24_PLEN_SHIFT 16
+#define CLS_DIR24_DEFAULT_GROUPS 65536
+#define CLS_DIR24_MAX_GROUPS (1U << 20)
+
+/* How packets find their IPv4 class; IPv6 always uses the trie. */
+enum cls_lookup_mode {
+	CLS_LOOKUP_TRIE = 0, /* table off, or being rebuilt */
+	CLS_LOOKUP_DIR24 = 1,
+};
+
 /* config: ARRAY with one entry; the data path only reads it. */
 struct cls_config {
 	__u32 stats_on;
 	__u32 abi_version;
+	__u32 lookup_mode; /* enum cls_lookup_mode */
+	__u32 pad;
 };
 
 #endif /* CLASSIFIER_ABI_H */

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Painting the DIR-24-8 table.  Each leaf remembers the length of the
+ * prefix that painted it, so one route can be added or deleted by touching
+ * only its own range: a route paints the entries whose painter is not
+ * longer than itself, and a deleted route hands exactly the entries it
+ * painted to its cover.  Entries are written with single 32-bit stores and
+ * a group is filled before the first-level entry pointing to it is
+ * published (release), so the data path never reads a half-made entry.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "maps/dir24.h"
+
+#define NO_ROUTE 0U
+
+static inline __u32 leaf(unsigned int len, __u32 class_idx)
+{
+	return (len + 1) << CLS_DIR24_PLEN_SHIFT | class_idx;
+}
+
+/* Length of the painter, -1 for no route. */
+static inline int leaf_len(__u32 e)
+{
+	return (int)(e >> CLS_DIR24_PLEN_SHIFT) - 1;
+}
+
+static inline bool is_group(__u32 e)
+{
+	return (e & CLS_DIR24_GROUP_BIT) && e != CLS_DIR24_ASK_TRIE;
+}
+
+static inline void store(__u32 *p, __u32 v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+static inline __u32 *group_of(const struct dir24 *d, __u32 e)
+{
+	return d->t + CLS_DIR24_L1_ENTRIES +
+	       (size_t)(e & ~CLS_DIR24_GROUP_BIT) * CLS_DIR24_GROUP_SIZE;
+}
+
+int dir24_view(struct dir24 *d, __u32 *mem, size_t entries)
+{
+	size_t hdr = entries - CLS_DIR24_HDR_ENTRIES;
+
+	if (entries < CLS_DIR24_HDR_ENTRIES)
+		return -EINVAL;
+	if (hdr != 0 && (hdr < CLS_DIR24_L1_ENTRIES ||
+			 (hdr - CLS_DIR24_L1_ENTRIES) % CLS_DIR24_GROUP_SIZE))
+		return -EINVAL;
+	d->t = mem;
+	d->hdr = (struct cls_dir24_hdr *)(mem + hdr);
+	d->on = hdr != 0;
+	d->groups = d->on ? (hdr - CLS_DIR24_L1_ENTRIES) / CLS_DIR24_GROUP_SIZE :
+			    0;
+	return 0;
+}
+
+void dir24_clear(struct dir24 *d)
+{
+	if (d->hdr->used > d->groups)
+		d->hdr->used = d->groups;
+	if (d->on)
+		memset(d->t, 0,
+		       (CLS_DIR24_L1_ENTRIES +
+			(size_t)d->hdr->used * CLS_DIR24_GROUP_SIZE) *
+			       sizeof(__u32));
+	memset(d->hdr, 0, sizeof(*d->hdr));
+	d->hdr->magic = CLS_DIR24_MAGIC;
+	d->hdr->groups = d->groups;
+}
+
+/* Entries [from, from + n) of a group or the first level. */
+static void paint_range(__u32 *e, size_t n, unsigned int len, __u32 v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (leaf_len(e[i]) <= (int)len)
+			store(&e[i], v);
+}
+
+static void unpaint_range(__u32 *e, size_t n, unsigned int len, __u32 v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (leaf_len(e[i]) == (int)len)
+			store(&e[i], v);
+}
+
+/*
+ * The group for first-level entry i, made from its leaf if it has none.
+ * NULL when the /24 is (or now becomes) the trie's to answer.
+ */
+static __u32 *group_for(struct dir24 *d, __u32 i)
+{
+	__u32 e = d->t[i], g, k, *grp;
+
+	if (is_group(e))
+		return group_of(d, e);
+	if (e == CLS_DIR24_ASK_TRIE)
+		return NULL;
+	if (d->hdr->used >= d->groups) {
+		store(&d->t[i], CLS_DIR24_ASK_TRIE);
+		d->hdr->ask_trie++;
+		return NULL;
+	}
+	g = d->hdr->used++;
+	grp = group_of(d, CLS_DIR24_GROUP_BIT | g);
+	for (k = 0; k < CLS_DIR24_GROUP_SIZE; k++)
+		store(&grp[k], e);
+	__atomic_store_n(&d->t[i], CLS_DIR24_GROUP_BIT | g, __ATOMIC_RELEASE);
+	return grp;
+}
+
+typedef void (*range_fn)(__u32 *e, size_t n, unsigned int len, __u32 v);
+
+static void walk(struct dir24 *d, __u32 addr, unsigned int len, __u32 v,
+		 range_fn fn, bool may_split)
+{
+	__u32 i, first, n, *grp;
+
+	if (!d->on)
+		return;
+	if (len > 24) {
+		i = addr >> 8;
+		grp = may_split ? group_for(d, i) :
+		      is_group(d->t[i]) ? group_of(d, d->t[i]) :
+					  NULL;
+		/* A first-level leaf was never painted by a route this long. */
+		if (grp)
+			fn(grp + (addr & 0xff), 1U << (32 - len), len, v);
+		return;
+	}
+	first = len ? addr >> 8 : 0;
+	n = 1U << (24 - len);
+	for (i = first; i < first + n; i++) {
+		if (is_group(d->t[i]))
+			fn(group_of(d, d->t[i]), CLS_DIR24_GROUP_SIZE, len, v);
+		else if (d->t[i] != CLS_DIR24_ASK_TRIE)
+			fn(&d->t[i], 1, len, v);
+	}
+}
+
+void dir24_paint(struct dir24 *d, __u32 addr, unsigned int len,
+		 __u32 class_idx)
+{
+	walk(d, addr, len, leaf(len, class_idx), paint_range, true);
+}
+
+void dir24_unpaint(struct dir24 *d, __u32 addr, unsigned int len,
+		   bool has_cover, unsigned int cover_len, __u32 cover_class)
+{
+	walk(d, addr, len, has_cover ? leaf(cover_len, cover_class) : NO_ROUTE,
+	     unpaint_range, false);
+}
+
+__u32 dir24_lookup(const struct dir24 *d, __u32 addr, bool *ask_trie)
+{
+	__u32 e;
+
+	*ask_trie = !d->on;
+	if (!d->on)
+		return 0;
+	e = d->t[addr >> 8];
+	if (e == CLS_DIR24_ASK_TRIE) {
+		*ask_trie = true;
+		return 0;
+	}
+	if (e & CLS_DIR24_GROUP_BIT)
+		e = group_of(d, e)[addr & 0xff];
+	return e & CLS_DIR24_CLASS_MASK;
+}

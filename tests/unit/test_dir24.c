@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The DIR-24-8 table against a plain longest-prefix-match over the same
+ * routes, after random overlapping adds, replaces and deletes, with groups
+ * plentiful and exhausted.  Addresses checked: random ones and both edges
+ * of every prefix (and their neighbours).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "maps/dir24.h"
+
+#define MAX_ROUTES 4096
+
+struct route {
+	__u32 addr;
+	unsigned int len;
+	__u32 cls;
+	bool live;
+};
+
+struct model {
+	struct route r[MAX_ROUTES];
+	size_t n;
+};
+
+static __u32 mask(unsigned int len)
+{
+	return len ? ~0U << (32 - len) : 0;
+}
+
+/* The reference: longest live prefix covering addr, below max_len. */
+static struct route *best(struct model *m, __u32 addr, int max_len)
+{
+	struct route *b = NULL;
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		struct route *r = &m->r[i];
+
+		if (r->live && (int)r->len <= max_len &&
+		    (addr & mask(r->len)) == r->addr && (!b || r->len > b->len))
+			b = r;
+	}
+	return b;
+}
+
+static struct route *find(struct model *m, __u32 addr, unsigned int len)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->r[i].live && m->r[i].addr == addr && m->r[i].len == len)
+			return &m->r[i];
+	return NULL;
+}
+
+/*
+ * Lengths weighted like real tables, with the edges the issue names; /0
+ * repaints all 2^24 entries, so run() adds and removes it only a few times.
+ */
+static unsigned int random_len(void)
+{
+	static const unsigned int lens[] = { 8,	 12, 16, 20, 22, 23,
+					     24, 24, 24, 24, 25, 26, 28,
+					     30, 31, 32, 32, 32 };
+
+	return lens[rand() % (sizeof(lens) / sizeof(lens[0]))];
+}
+
+/* Addresses crowd into a few /16s so that prefixes overlap. */
+static __u32 random_addr(void)
+{
+	static const __u32 bases[] = { 0x0a000000, 0x0a010000, 0xc0a80000,
+				       0xc0a80100, 0x64400000 };
+
+	return bases[rand() % 5] | (rand() & 0x1ffff);
+}
+
+static void op(struct model *m, struct dir24 *d)
+{
+	unsigned int len = random_len();
+	__u32 addr = random_addr() & mask(len);
+	__u32 cls = 1 + rand() % 100;
+	struct route *r = find(m, addr, len), *cover;
+
+	if (r && rand() % 2) {
+		r->live = false;
+		cover = best(m, addr, (int)len - 1);
+		dir24_unpaint(d, addr, len, cover != NULL,
+			      cover ? cover->len : 0, cover ? cover->cls : 0);
+		return;
+	}
+	if (!r) {
+		if (m->n == MAX_ROUTES)
+			return;
+		r = &m->r[m->n++];
+		r->addr = addr;
+		r->len = len;
+		r->live = true;
+	}
+	r->cls = cls;
+	dir24_paint(d, addr, len, cls);
+}
+
+static void check_addr(struct model *m, struct dir24 *d, __u32 addr,
+		       size_t *asked)
+{
+	struct route *b = best(m, addr, 32);
+	bool ask;
+	__u32 got = dir24_lookup(d, addr, &ask);
+
+	if (ask) {
+		(*asked)++;
+		return;
+	}
+	if (got != (b ? b->cls : 0))
+		fail_msg("%u.%u.%u.%u: table says %u, routes say %u",
+			 addr >> 24, (addr >> 16) & 255, (addr >> 8) & 255,
+			 addr & 255, got, b ? b->cls : 0);
+}
+
+static void check_all(struct model *m, struct dir24 *d, size_t *asked)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < m->n; i++) {
+		__u32 lo = m->r[i].addr, hi = lo | ~mask(m->r[i].len);
+
+		check_addr(m, d, lo, asked);
+		check_addr(m, d, hi, asked);
+		check_addr(m, d, lo - 1, asked);
+		check_addr(m, d, hi + 1, asked);
+	}
+	for (k = 0; k < 20000; k++)
+		check_addr(m, d, random_addr(), asked);
+	for (k = 0; k < 2000; k++)
+		check_addr(m, d, (__u32)rand() << 1 ^ (__u32)rand(), asked);
+}
+
+static void run(unsigned int seed, __u32 groups, size_t ops,
+		size_t *asked_out)
+{
+	size_t entries = dir24_entries(true, groups), asked = 0, i;
+	struct model *m = calloc(1, sizeof(*m));
+	__u32 *mem = calloc(entries, sizeof(__u32));
+	struct dir24 d;
+
+	assert_non_null(m);
+	assert_non_null(mem);
+	assert_int_equal(dir24_view(&d, mem, entries), 0);
+	dir24_clear(&d);
+	srand(seed);
+	for (i = 0; i < ops; i++) {
+		if (i % 1000 == 0) {
+			/* Toggle a default route now and then. */
+			struct route *r0 = find(m, 0, 0);
+
+			if (r0) {
+				r0->live = false;
+				dir24_unpaint(&d, 0, 0, false, 0, 0);
+			} else if (m->n < MAX_ROUTES) {
+				m->r[m->n++] = (struct route){ 0, 0, 99, true };
+				dir24_paint(&d, 0, 0, 99);
+			}
+		}
+		op(m, &d);
+		if (i % 1000 == 999)
+			check_all(m, &d, &asked);
+	}
+	check_all(m, &d, &asked);
+	assert_true(d.hdr->used <= groups);
+	free(mem);
+	free(m);
+	*asked_out = asked;
+}
+
+static void test_matches_lpm_with_groups_to_spare(void **state)
+{
+	size_t asked;
+	unsigned int seed;
+
+	(void)state;
+	for (seed = 1; seed <= 3; seed++) {
+		run(seed, 4096, 3000, &asked);
+		assert_int_equal(asked, 0);
+	}
+}
+
+static void test_matches_lpm_with_groups_exhausted(void **state)
+{
+	size_t asked;
+
+	(void)state;
+	run(7, 4, 3000, &asked);
+	/* Some /24s must have been left to the trie, and were never wrong. */
+	assert_true(asked > 0);
+}
+
+static void test_edges(void **state)
+{
+	size_t entries = dir24_entries(true, 16);
+	__u32 *mem = calloc(entries, sizeof(__u32));
+	struct dir24 d;
+	bool ask;
+
+	(void)state;
+	assert_non_null(mem);
+	assert_int_equal(dir24_view(&d, mem, entries), 0);
+	dir24_clear(&d);
+	dir24_paint(&d, 0, 0, 1);                   /* 0.0.0.0/0 */
+	dir24_paint(&d, 0x0a000000, 8, 2);          /* 10.0.0.0/8 */
+	dir24_paint(&d, 0x0a000100, 24, 3);         /* 10.0.1.0/24 */
+	dir24_paint(&d, 0x0a000180, 25, 4);         /* 10.0.1.128/25 */
+	dir24_paint(&d, 0x0a0001ff, 32, 5);         /* 10.0.1.255/32 */
+	assert_int_equal(dir24_lookup(&d, 0x01020304, &ask), 1);
+	assert_int_equal(dir24_lookup(&d, 0x0a000000, &ask), 2);
+	assert_int_equal(dir24_lookup(&d, 0x0a000100, &ask), 3);
+	assert_int_equal(dir24_lookup(&d, 0x0a00017f, &ask), 3);
+	assert_int_equal(dir24_lookup(&d, 0x0a000180, &ask), 4);
+	assert_int_equal(dir24_lookup(&d, 0x0a0001fe, &ask), 4);
+	assert_int_equal(dir24_lookup(&d, 0x0a0001ff, &ask), 5);
+	assert_int_equal(dir24_lookup(&d, 0x0a000200, &ask), 2);
+	/* A shorter route added later must not cover longer ones. */
+	dir24_paint(&d, 0x0a000000, 16, 6);
+	assert_int_equal(dir24_lookup(&d, 0x0a000180, &ask), 4);
+	assert_int_equal(dir24_lookup(&d, 0x0a000200, &ask), 6);
+	/* Deleting the /25 hands its range back to the /24. */
+	dir24_unpaint(&d, 0x0a000180, 25, true, 24, 3);
+	assert_int_equal(dir24_lookup(&d, 0x0a000180, &ask), 3);
+	assert_int_equal(dir24_lookup(&d, 0x0a0001ff, &ask), 5);
+	/* Deleting /0 leaves no route outside 10/8. */
+	dir24_unpaint(&d, 0, 0, false, 0, 0);
+	assert_int_equal(dir24_lookup(&d, 0x01020304, &ask), 0);
+	assert_int_equal(dir24_lookup(&d, 0xffffffff, &ask), 0);
+	assert_false(ask);
+	assert_int_equal(d.hdr->used, 1);
+	free(mem);
+}
+
+static void test_view_rejects_bad_sizes(void **state)
+{
+	__u32 mem[CLS_DIR24_HDR_ENTRIES];
+	struct dir24 d;
+
+	(void)state;
+	assert_int_equal(dir24_view(&d, mem, 10), -EINVAL);
+	assert_int_equal(dir24_view(&d, mem, CLS_DIR24_HDR_ENTRIES + 1),
+			 -EINVAL);
+	assert_int_equal(dir24_view(&d, mem, CLS_DIR24_HDR_ENTRIES), 0);
+	assert_false(d.on);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_view_rejects_bad_sizes),
+		cmocka_unit_test(test_matches_lpm_with_groups_to_spare),
+		cmocka_unit_test(test_matches_lpm_with_groups_exhausted),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
