@@ -133,19 +133,24 @@ wait_link_ready()
 }
 
 # setup_pair: the two namespaces, veth, addresses, routes, static
-# neighbours (so no ARP or ND of ours lands in a counted class), HTB.
+# neighbours (so no ARP or ND of ours lands in a counted class), MLD
+# reports hurried out, no router solicitations: little noise to count.
 setup_pair()
 {
 	local mac_r mac_s a
 	setup_ns
-	ip link add "$VS" netns "$NS_S" type veth peer name "$VR" netns "$NS_R"
 	for ns in "$NS_S" "$NS_R"; do
 		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
 			net.ipv6.conf.default.accept_dad=0 \
 			net.ipv6.conf.all.accept_ra=0 \
-			net.ipv6.conf.default.accept_ra=0
+			net.ipv6.conf.default.accept_ra=0 \
+			net.ipv6.conf.default.router_solicitations=0 \
+			net.ipv6.conf.default.mldv1_unsolicited_report_interval=10 \
+			net.ipv6.conf.default.mldv2_unsolicited_report_interval=10
 		ip -n "$ns" link set lo up
 	done
+	# after the sysctls: default.* applies to devices made from now on
+	ip link add "$VS" netns "$NS_S" type veth peer name "$VR" netns "$NS_R"
 	ip -n "$NS_S" addr add 10.200.0.1/24 dev "$VS"
 	ip -n "$NS_S" addr add fd00:200::1/64 dev "$VS" nodad
 	ip -n "$NS_R" addr add 10.200.0.2/24 dev "$VR"
@@ -171,6 +176,8 @@ setup_pair()
 	ip -n "$NS_R" neigh replace 10.200.0.1 lladdr "$mac_s" dev "$VR" nud permanent
 	ip -n "$NS_R" neigh replace fd00:200::1 lladdr "$mac_s" dev "$VR" nud permanent
 	wait_link_ready
+	# let the (shortened) unsolicited MLD reports go out before counting
+	sleep 0.2
 }
 
 # setup_htb: HTB root 1: on the sender's veth; fast enough never to queue
@@ -288,9 +295,12 @@ snapshot()
 	for c in 1:10 1:20 1:30 1:40 1:50 1:99; do
 		BASE_HTB[$c]=$(htb_pkts "$c")
 	done
-	for c in $(cls -j stats | jq -r '.classes[].class'); do
-		BASE_CLS[$c]=$(stat_pkts "$c")
-	done
+	local k n
+	while read -r c k n; do
+		BASE_CLS[$c]=$n
+		BASE_CLS[$k]=$n
+	done < <(cls -j stats |
+		jq -r '.classes[] | "\(.class) \(.name) \(.packets)"')
 	BASE_CLS[unclassified]=$(stat_unclassified)
 }
 

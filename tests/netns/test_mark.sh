@@ -17,6 +17,7 @@ setup_htb
 tc -n "$NS_S" filter add dev "$VS" parent 1: protocol all prio 1 bpf \
 	bytecode '4,32 0 0 4294963220,21 0 1 80,6 0 0 4294967295,6 0 0 0' \
 	flowid 1:50
+cls class set default classid 1:30
 cls class add 2:50 name marked mark 0x50
 cls class add 2:51 name othermark mark 0x51
 cls class add 1:20 name bulk mark 0x50
