@@ -345,3 +345,30 @@ rcv_count_dst()
 	shift
 	rcv_count "$(counter_name "$a$*")"
 }
+
+# iface_state: what tc and ip report for the sender's veth, to compare
+# before attach and after detach.
+iface_state()
+{
+	tc -n "$NS_S" qdisc show dev "$VS"
+	echo "-- egress filters"
+	tc -n "$NS_S" filter show dev "$VS" egress 2>&1
+	echo "-- ingress filters"
+	tc -n "$NS_S" filter show dev "$VS" ingress 2>&1
+	echo "-- link"
+	ip -n "$NS_S" -d link show dev "$VS" | grep -Ei 'xdp|prog' || true
+	echo "-- bpftool net"
+	in_snd bpftool net show dev "$VS"
+}
+
+# link_ids_of_prog PROG_ID: ids of BPF links that run that program.
+link_ids_of_prog()
+{
+	bpftool -j link show | jq -r --argjson p "$1" '.[] | select(.prog_id == $p) | .id'
+}
+
+# attached_json: the sender's `status -j` attachments, one per line.
+attached_json()
+{
+	cls -j status | jq -c '.attached[]'
+}

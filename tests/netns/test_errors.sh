@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Failing commands exit non-zero with exactly one line on stderr and
+# change nothing: routes, classes and attachments are as before.
+. "$(dirname "$0")/lib.sh"
+
+setup_pair
+add_classes
+add_routes
+cls attach dev "$VS"
+
+state()
+{
+	cls route list
+	echo "--"
+	cls class list
+	echo "--"
+	cls -j status | jq -c '{classes, routes_v4, routes_v6, attached}'
+}
+
+# expect_error CMD...: run the classifier, want failure and one stderr line
+expect_error()
+{
+	local rc=0 lines
+	state > "$WORK/before"
+	cls "$@" > "$WORK/out" 2> "$WORK/err" || rc=$?
+	[ "$rc" -ne 0 ] || fail "'$*' exited 0"
+	lines=$(wc -l < "$WORK/err")
+	[ "$lines" -eq 1 ] ||
+		fail "'$*': $lines lines on stderr: $(tr '\n' '|' < "$WORK/err")"
+	grep -q '^classifier: ' "$WORK/err" ||
+		fail "'$*': stderr does not start with 'classifier: ': $(cat "$WORK/err")"
+	[ ! -s "$WORK/out" ] || fail "'$*' printed on stdout: $(head -n1 "$WORK/out")"
+	state > "$WORK/after"
+	diff -u "$WORK/before" "$WORK/after" >&2 || fail "'$*' changed the state"
+	log "$* -> rc $rc: $(cat "$WORK/err")"
+}
+
+expect_error attach dev cls-no-such-dev
+expect_error attach dev cls-no-such-dev xdp
+expect_error detach dev cls-no-such-dev
+expect_error detach dev "$VS" xdp
+expect_error detach dev lo
+expect_error route add 10.77.0.0/16 class no-such-class
+expect_error route add 10.77.0.0/16 class 1:77
+expect_error route add 2001:db8:77::/48 class no-such-class
+expect_error route add 10.77.0.0/33 class web
+expect_error route add 10.77.0.1/16 class web
+expect_error route del 10.78.0.0/16
+expect_error class add 1:10 name web2
+expect_error class add 1:11 name web
+expect_error class del no-such-class
+expect_error lookup not-an-address
+# a route file with one bad line loads nothing
+printf '10.80.0.0/16 web\n10.81.0.0/16 no-such-class\n' > "$WORK/bad_routes"
+expect_error route load "$WORK/bad_routes"
+expect_error route load "$WORK/no-such-file"
