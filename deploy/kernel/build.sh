@@ -64,15 +64,22 @@ prepare_tree() {
 		git -C "$TREE" add -f -A
 		"${GIT[@]}" commit -q -m "Debian linux-source-6.1 $(dpkg-query -W -f='${Version}' linux-source-6.1)"
 	fi
-	# Build outputs live in $OUT, so the tree only ever holds sources.
-	"${GIT[@]}" checkout -q -f stock
-	"${GIT[@]}" branch -q -f patched stock
-	"${GIT[@]}" checkout -q patched
-	if ! "${GIT[@]}" am -q "$HERE"/patches/*.patch; then
-		"${GIT[@]}" am --abort || true
-		"${GIT[@]}" checkout -q -f stock
-		die "the series does not apply to $(git -C "$TREE" log -1 --format=%s stock)"
+	# Apply the series in a scratch worktree, so the main tree's files (and
+	# so the incremental build in $OUT) are only touched by real checkouts.
+	local wt=$KWORK/am-scratch
+	git -C "$TREE" worktree remove --force "$wt" >/dev/null 2>&1 || rm -rf "$wt"
+	git -C "$TREE" worktree prune
+	git -C "$TREE" worktree add -q --detach "$wt" stock
+	if ! git -C "$wt" -c user.name="classifier developers" \
+		-c user.email=dev@classifier.invalid am -q "$HERE"/patches/*.patch; then
+		git -C "$wt" am --show-current-patch=diff | head -20 >&2 || true
+		die "the series does not apply to $(git -C "$TREE" log -1 --format=%s stock) (scratch tree: $wt)"
 	fi
+	if [ "$(git -C "$TREE" rev-parse --abbrev-ref HEAD)" = patched ]; then
+		"${GIT[@]}" checkout -q --detach
+	fi
+	"${GIT[@]}" branch -q -f patched "$(git -C "$wt" rev-parse HEAD)"
+	git -C "$TREE" worktree remove --force "$wt"
 	log "series applied: $(git -C "$TREE" rev-list --count stock..patched) patches"
 }
 
