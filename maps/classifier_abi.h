@@ -85,7 +85,7 @@ struct cls_counter {
 
 /*
  * dir24: the IPv4 DIR-24-8 table, a cache derived from routes_v4 that user
- * space writes through mmap.  One BPF_F_MMAPABLE ARRAY of __u32:
+ * space writes through mmap.  Its mmap is one __u32[] of entries:
  *   [0, 2^24)                 first level, indexed by address >> 8
  *   [2^24, 2^24 + groups*256) second-level groups, indexed by address & 0xff
  *   last CLS_DIR24_HDR_ENTRIES bookkeeping for user space (struct below)
@@ -93,7 +93,11 @@ struct cls_counter {
  * group reference (CLS_DIR24_GROUP_BIT | group), or CLS_DIR24_ASK_TRIE
  * where no group was free: the trie answers for that /24.  Group entries
  * are always leaves.  A table that is off has only the bookkeeping.
+ * The kernel spaces ARRAY elements 8 bytes apart whatever value_size is, so
+ * the map's value is a pair of entries (element k holds entries 2k, 2k + 1)
+ * and max_entries = entries / CLS_DIR24_PER_ELEM.
  */
+#define CLS_DIR24_PER_ELEM 2
 #define CLS_DIR24_L1_ENTRIES (1U << 24)
 #define CLS_DIR24_GROUP_SIZE 256
 #define CLS_DIR24_HDR_ENTRIES 256
