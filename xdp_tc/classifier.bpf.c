@@ -33,14 +33,17 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 static __always_inline __u32 cls_classify(const struct cls_pkt *pkt,
 					  __u64 bytes)
 {
+	struct cls_config *cfg;
+	__u32 zero = 0;
 	int idx;
 
-	idx = cls_lookup_class(pkt);
+	cfg = bpf_map_lookup_elem(&config, &zero);
+	idx = cls_lookup_class(pkt, cfg);
 	if (idx < 0) {
 		cls_count_reason(CLS_R_NO_TABLE, bytes);
 		idx = CLS_DEFAULT_CLASS;
 	}
-	cls_count_class(idx, bytes);
+	cls_count_class(cfg, idx, bytes);
 	return idx;
 }
 

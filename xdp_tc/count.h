@@ -20,15 +20,11 @@ static __always_inline void cls_count_slot(__u32 slot, __u64 bytes)
 }
 
 /* Class counters cost a cache line per packet, so they can be turned off. */
-static __always_inline void cls_count_class(__u32 class_idx, __u64 bytes)
+static __always_inline void cls_count_class(const struct cls_config *cfg,
+					    __u32 class_idx, __u64 bytes)
 {
-	struct cls_config *cfg;
-	__u32 zero = 0;
-
-	cfg = bpf_map_lookup_elem(&config, &zero);
-	if (!cfg || !cfg->stats_on)
-		return;
-	cls_count_slot(class_idx, bytes);
+	if (cfg && cfg->stats_on)
+		cls_count_slot(class_idx, bytes);
 }
 
 /* Reasons are rare and explain lost classification: always counted. */

@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* Address -> class index, through the trie user space put in slot 0. */
+/*
+ * Address -> class index.  IPv4 asks the DIR-24-8 table when user space has
+ * switched to it, the trie otherwise or where the table says so; IPv6
+ * always asks the trie user space put in slot 0.
+ */
 #ifndef CLS_LOOKUP_H
 #define CLS_LOOKUP_H
 
-/*
- * Returns the class index of the longest matching prefix, the default class
- * on a miss or an index out of range, or -1 when slot 0 holds no trie.
- */
-static __always_inline int cls_lookup_class(const struct cls_pkt *pkt)
+static __always_inline __u32 cls_valid_class(__u32 idx)
+{
+	return idx < CLS_MAX_CLASSES ? idx : CLS_DEFAULT_CLASS;
+}
+
+/* The longest match in the trie, the default class on a miss, -1: no trie */
+static __always_inline int cls_lookup_trie(const struct cls_pkt *pkt)
 {
 	union {
 		struct cls_v4_key v4;
@@ -29,9 +35,63 @@ static __always_inline int cls_lookup_class(const struct cls_pkt *pkt)
 	if (!trie)
 		return -1;
 	idx = bpf_map_lookup_elem(trie, &key);
-	if (!idx || *idx >= CLS_MAX_CLASSES)
-		return CLS_DEFAULT_CLASS;
-	return *idx;
+	return idx ? cls_valid_class(*idx) : CLS_DEFAULT_CLASS;
+}
+
+/* Entry idx of the table's __u32[] view, or -1 past the end of the map. */
+static __always_inline int cls_dir24_entry(__u32 idx, __u32 *entry)
+{
+	__u32 elem = idx / CLS_DIR24_PER_ELEM;
+	__u32 *pair;
+
+	pair = bpf_map_lookup_elem(&dir24, &elem);
+	if (!pair)
+		return -1;
+	*entry = pair[idx % CLS_DIR24_PER_ELEM];
+	return 0;
+}
+
+/*
+ * The class from the table, or -1 to ask the trie: where the table says
+ * so, or where an entry points outside the map (a table smaller than its
+ * contents claim must not give a wrong class).
+ */
+static __always_inline int cls_lookup_dir24(const struct cls_pkt *pkt)
+{
+	__u32 addr, group, e;
+
+	__builtin_memcpy(&addr, pkt->addr, 4);
+	addr = bpf_ntohl(addr);
+	if (cls_dir24_entry(addr >> 8, &e) || e == CLS_DIR24_ASK_TRIE)
+		return -1;
+	if (e & CLS_DIR24_GROUP_BIT) {
+		group = e & ~CLS_DIR24_GROUP_BIT;
+		if (group >= CLS_DIR24_MAX_GROUPS ||
+		    cls_dir24_entry(CLS_DIR24_L1_ENTRIES +
+					    group * CLS_DIR24_GROUP_SIZE +
+					    (addr & 0xff),
+				    &e))
+			return -1;
+	}
+	return cls_valid_class(e & CLS_DIR24_CLASS_MASK);
+}
+
+/*
+ * Returns the class index, or -1 when the trie that should answer is
+ * missing from slot 0.
+ */
+static __always_inline int cls_lookup_class(const struct cls_pkt *pkt,
+					    const struct cls_config *cfg)
+{
+	int idx;
+
+	if (pkt->family == CLS_FAMILY_V4 && cfg &&
+	    cfg->lookup_mode == CLS_LOOKUP_DIR24) {
+		idx = cls_lookup_dir24(pkt);
+		if (idx >= 0)
+			return idx;
+	}
+	return cls_lookup_trie(pkt);
 }
 
 #endif /* CLS_LOOKUP_H */

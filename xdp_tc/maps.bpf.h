@@ -68,6 +68,21 @@ struct {
 } routes_v6 SEC(".maps");
 
 /*
+ * The IPv4 DIR-24-8 table (layout in classifier_abi.h), derived from the
+ * trie by user space, which writes it through mmap and sets max_entries
+ * before load.  A value is a pair of __u32 entries: array elements are 8
+ * bytes apart anyway, and so the mmap is a plain __u32[].  The size here is
+ * that of a table that is off.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, CLS_DIR24_HDR_ENTRIES / CLS_DIR24_PER_ELEM);
+	__type(key, __u32);
+	__type(value, __u64);
+} dir24 SEC(".maps");
+
+/*
  * One slice of CLS_STATS_STRIDE counters per possible CPU; user space raises
  * max_entries to nr_possible_cpus * CLS_STATS_STRIDE before load.  An index
  * past the end (user space forgot) makes the lookup fail, never overflow.

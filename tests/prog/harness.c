@@ -48,21 +48,28 @@ static int pin_to_one_cpu(struct fix *f)
 	return 0;
 }
 
-static int map_stats(struct fix *f)
+static void *map_array(struct bpf_map *map, size_t value_size, size_t *len)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	size_t len;
 	void *mem;
 
-	len = (size_t)f->ncpus * CLS_STATS_STRIDE * sizeof(struct cls_counter);
-	len = (len + page - 1) / page * page;
-	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   bpf_map__fd(f->skel->maps.stats), 0);
-	if (mem == MAP_FAILED)
+	*len = (size_t)bpf_map__max_entries(map) * value_size;
+	*len = (*len + page - 1) / page * page;
+	mem = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   bpf_map__fd(map), 0);
+	return mem == MAP_FAILED ? NULL : mem;
+}
+
+static int map_arrays(struct fix *f)
+{
+	f->stats = map_array(f->skel->maps.stats, sizeof(struct cls_counter),
+			     &f->stats_len);
+	if (!f->stats)
 		return -errno;
-	f->stats = mem;
-	f->stats_len = len;
-	return 0;
+	/* The contract: the mmap is a __u32[] whatever the value size. */
+	f->dir24 = map_array(f->skel->maps.dir24,
+			     CLS_DIR24_PER_ELEM * sizeof(__u32), &f->dir24_len);
+	return f->dir24 ? 0 : -errno;
 }
 
 int fix_open(struct fix *f)
@@ -89,10 +96,14 @@ int fix_open(struct fix *f)
 				       f->ncpus * CLS_STATS_STRIDE);
 	if (err)
 		goto out;
+	err = bpf_map__set_max_entries(f->skel->maps.dir24,
+				       TEST_DIR24_ENTRIES / CLS_DIR24_PER_ELEM);
+	if (err)
+		goto out;
 	err = classifier_bpf__load(f->skel);
 	if (err)
 		goto out;
-	err = map_stats(f);
+	err = map_arrays(f);
 out:
 	if (err)
 		fix_close(f);
@@ -103,6 +114,8 @@ void fix_close(struct fix *f)
 {
 	if (f->stats)
 		munmap(f->stats, f->stats_len);
+	if (f->dir24)
+		munmap(f->dir24, f->dir24_len);
 	if (f->trie_v4 >= 0)
 		close(f->trie_v4);
 	if (f->trie_v6 >= 0)
@@ -163,8 +176,12 @@ int fix_reset(struct fix *f)
 				   &f->trie_v6);
 	if (!err)
 		err = reset_classes(f);
+	memset(&f->cfg, 0, sizeof(f->cfg));
+	f->cfg.abi_version = CLS_ABI_VERSION;
 	if (!err)
 		err = set_stats_on(&t, 1);
+	while (f->n_dirty)
+		f->dir24[f->dir24_dirty[--f->n_dirty]] = 0;
 	if (!err)
 		err = route_add(&t, TEST_DECOY_V4 "/32", TEST_DECOY_CLASS);
 	if (!err)
@@ -202,15 +219,38 @@ int class_set(struct t *t, __u32 idx, const struct cls_class *cls)
 	return 0;
 }
 
-int set_stats_on(struct t *t, __u32 on)
+static int write_config(struct t *t)
 {
-	struct cls_config cfg = {.stats_on = on,
-				 .abi_version = CLS_ABI_VERSION};
 	__u32 zero = 0;
 
 	if (bpf_map_update_elem(bpf_map__fd(t->f->skel->maps.config), &zero,
-				&cfg, BPF_ANY))
+				&t->f->cfg, BPF_ANY))
 		return fail(t, "config: %s", strerror(errno));
+	return 0;
+}
+
+int set_stats_on(struct t *t, __u32 on)
+{
+	t->f->cfg.stats_on = on;
+	return write_config(t);
+}
+
+int set_lookup_mode(struct t *t, enum cls_lookup_mode mode)
+{
+	t->f->cfg.lookup_mode = mode;
+	return write_config(t);
+}
+
+int dir24_set(struct t *t, __u32 idx, __u32 val)
+{
+	struct fix *f = t->f;
+
+	if (idx >= TEST_DIR24_ENTRIES)
+		return fail(t, "dir24 entry %u out of the map", idx);
+	if (f->n_dirty == TEST_DIR24_DIRTY_MAX)
+		return fail(t, "too many dir24 entries for one test");
+	f->dir24_dirty[f->n_dirty++] = idx;
+	f->dir24[idx] = val;
 	return 0;
 }
 

@@ -22,6 +22,12 @@
 #define TEST_DECOY_CLASS 9
 #define TEST_DECOY_V4	 "192.0.2.99"
 #define TEST_DECOY_V6	 "2001:db8:ffff::99"
+/* Second-level groups of the test's DIR-24-8 table. */
+#define TEST_DIR24_GROUPS    4
+#define TEST_DIR24_DIRTY_MAX 64
+#define TEST_DIR24_ENTRIES                                                     \
+	(CLS_DIR24_L1_ENTRIES + TEST_DIR24_GROUPS * CLS_DIR24_GROUP_SIZE +     \
+	 CLS_DIR24_HDR_ENTRIES)
 
 enum hook {
 	HOOK_TC = 1,
@@ -36,6 +42,12 @@ struct fix {
 	int trie_v6;
 	struct cls_counter *stats;
 	size_t stats_len;
+	struct cls_config cfg;
+	__u32 *dir24;
+	size_t dir24_len;
+	/* dir24 entries a test wrote, zeroed again by fix_reset() */
+	__u32 dir24_dirty[TEST_DIR24_DIRTY_MAX];
+	int n_dirty;
 };
 
 struct t {
@@ -63,6 +75,9 @@ static inline __u32 test_classid(__u32 idx)
 int route_add(struct t *t, const char *prefix, __u32 idx);
 int class_set(struct t *t, __u32 idx, const struct cls_class *cls);
 int set_stats_on(struct t *t, __u32 on);
+int set_lookup_mode(struct t *t, enum cls_lookup_mode mode);
+/* Writes entry idx of the DIR-24-8 table through its mmap. */
+int dir24_set(struct t *t, __u32 idx, __u32 val);
 int drop_route_table(struct t *t, int family);
 
 /* Ethernet (no tag) + IP with addr on the side the hook classifies by. */

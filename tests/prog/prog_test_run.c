@@ -145,6 +145,110 @@ static int empty_table_slot_counts_no_table(struct t *t)
 	return 0;
 }
 
+/* ---- DIR-24-8 ---- */
+
+/* 10.1.2.3, the address the DIR-24-8 tests classify. */
+#define D24_ADDR "10.1.2.3"
+#define D24_L1	 0x0a0102U
+#define D24_LOW	 0x03U
+
+static __u32 d24_leaf(unsigned int plen, __u32 class_idx)
+{
+	return ((plen + 1) << CLS_DIR24_PLEN_SHIFT) | class_idx;
+}
+
+/* The trie says class 1 for 10/8, so an answer from the table shows. */
+static int d24_setup(struct t *t, struct pkt *p, __u32 l1)
+{
+	if (route_add(t, "10.0.0.0/8", 1) || mk_v4(t, p, D24_ADDR, 0) ||
+	    set_lookup_mode(t, CLS_LOOKUP_DIR24) || dir24_set(t, D24_L1, l1))
+		return -1;
+	return 0;
+}
+
+static int dir24_leaf_gives_class(struct t *t)
+{
+	struct pkt p;
+
+	if (d24_setup(t, &p, d24_leaf(24, 3)))
+		return -1;
+	return expect_class(t, &p, 3);
+}
+
+static int dir24_group_entry_gives_class(struct t *t)
+{
+	__u32 group = CLS_DIR24_L1_ENTRIES + 2 * CLS_DIR24_GROUP_SIZE;
+	struct pkt p;
+
+	if (d24_setup(t, &p, CLS_DIR24_GROUP_BIT | 2) ||
+	    dir24_set(t, group + D24_LOW, d24_leaf(32, 4)) ||
+	    dir24_set(t, group + D24_LOW + 1, d24_leaf(32, 5)))
+		return -1;
+	return expect_class(t, &p, 4);
+}
+
+static int dir24_no_route_gives_default(struct t *t)
+{
+	struct pkt p;
+
+	if (d24_setup(t, &p, 0))
+		return -1;
+	return expect_class(t, &p, CLS_DEFAULT_CLASS);
+}
+
+static int dir24_ask_trie_uses_trie(struct t *t)
+{
+	struct pkt p;
+
+	if (d24_setup(t, &p, CLS_DIR24_ASK_TRIE))
+		return -1;
+	return expect_class(t, &p, 1);
+}
+
+/*
+ * A group past the end of the map must not give a class: the trie does.
+ * (Group TEST_DIR24_GROUPS is the bookkeeping, still inside the map.)
+ */
+static int dir24_group_outside_map_uses_trie(struct t *t)
+{
+	struct pkt p;
+
+	if (d24_setup(t, &p, CLS_DIR24_GROUP_BIT | (TEST_DIR24_GROUPS + 1)))
+		return -1;
+	return expect_class(t, &p, 1);
+}
+
+static int dir24_class_out_of_range_gets_default(struct t *t)
+{
+	struct pkt p;
+
+	if (d24_setup(t, &p, d24_leaf(24, CLS_MAX_CLASSES)))
+		return -1;
+	return expect_class(t, &p, CLS_DEFAULT_CLASS);
+}
+
+/* While user space rebuilds the table, the mode says trie: obey it. */
+static int dir24_ignored_in_trie_mode(struct t *t)
+{
+	struct pkt p;
+
+	if (d24_setup(t, &p, d24_leaf(24, 3)) ||
+	    set_lookup_mode(t, CLS_LOOKUP_TRIE))
+		return -1;
+	return expect_class(t, &p, 1);
+}
+
+static int dir24_mode_leaves_v6_to_trie(struct t *t)
+{
+	struct pkt p;
+
+	if (route_add(t, "2001:db8::/32", 2) ||
+	    set_lookup_mode(t, CLS_LOOKUP_DIR24) ||
+	    mk_v6(t, &p, "2001:db8::1", 0, NULL, 0))
+		return -1;
+	return expect_class(t, &p, 2);
+}
+
 /* ---- VLAN ---- */
 
 static int tagged_v4(struct t *t, const __u16 *tpids, int ntags)
@@ -640,6 +744,14 @@ static const struct test_case tests[] = {
 	TEST(classifies_by_own_side_only, BOTH),
 	TEST(route_to_class_out_of_range_gets_default, BOTH),
 	TEST(empty_table_slot_counts_no_table, BOTH),
+	TEST(dir24_leaf_gives_class, BOTH),
+	TEST(dir24_group_entry_gives_class, BOTH),
+	TEST(dir24_no_route_gives_default, BOTH),
+	TEST(dir24_ask_trie_uses_trie, BOTH),
+	TEST(dir24_group_outside_map_uses_trie, BOTH),
+	TEST(dir24_class_out_of_range_gets_default, BOTH),
+	TEST(dir24_ignored_in_trie_mode, BOTH),
+	TEST(dir24_mode_leaves_v6_to_trie, BOTH),
 	TEST(vlan_v4_match, BOTH),
 	TEST(qinq_v4_match, BOTH),
 	TEST(qinq_v6_match, BOTH),
