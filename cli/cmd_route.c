@@ -318,12 +318,20 @@ static int route_load(struct cli *c, int argc, char **argv)
 		else if ((err = cls_trie_fill(fds[f], family, s.r[f], s.n[f])))
 			cli_errno(c, err, "filling table");
 	}
+	/* Packets use the trie while the IPv4 table is repainted. */
+	if (!err && (err = cls_dir24_suspend(&c->maps)))
+		cli_errno(c, err, "suspending the IPv4 table");
 	for (f = 0; !err && f < 2; f++) {
 		err = cls_trie_publish(&c->maps, f ? AF_INET6 : AF_INET,
 				       fds[f]);
 		if (err)
 			cli_errno(c, err, "publishing table");
 	}
+	if (!err && (err = cls_dir24_build(&c->maps, s.r[0], s.n[0])))
+		cli_errno(c, err, "building the IPv4 table");
+	/* Whatever failed, leave the table equal to the trie that is live. */
+	if (err && cls_dir24_rebuild(&c->maps))
+		cli_err(c, "IPv4 table left off; 'classifier table rebuild' restores it");
 	for (f = 0; f < 2; f++) {
 		if (fds[f] >= 0)
 			close(fds[f]);
@@ -375,8 +383,45 @@ int do_route(struct cli *c, int argc, char **argv)
 	return -EINVAL;
 }
 
+enum table_answer { TABLE_NONE, TABLE_AGREES, TABLE_ASKS_TRIE, TABLE_DIFFERS };
+
+static const char *const table_text[] = {
+	[TABLE_NONE] = "",
+	[TABLE_AGREES] = " (ipv4 table agrees)",
+	[TABLE_ASKS_TRIE] = " (ipv4 table defers to the trie)",
+	[TABLE_DIFFERS] = " (IPV4 TABLE DIFFERS: run 'classifier table rebuild')",
+};
+
+static const char *const table_json[] = {
+	[TABLE_NONE] = "none",
+	[TABLE_AGREES] = "agrees",
+	[TABLE_ASKS_TRIE] = "trie",
+	[TABLE_DIFFERS] = "differs",
+};
+
+/* What the DIR-24-8 table would answer, compared with the trie's idx. */
+static enum table_answer table_answer(struct cli *c,
+				      const struct cls_prefix *addr, __u32 idx)
+{
+	struct cls_config cfg;
+	__u32 a, got;
+	bool ask;
+
+	if (addr->family != AF_INET || cls_get_config(&c->maps, &cfg) ||
+	    cfg.lookup_mode != CLS_LOOKUP_DIR24 || cls_dir24_map(&c->maps) ||
+	    !c->maps.dir24.on)
+		return TABLE_NONE;
+	a = (__u32)addr->addr[0] << 24 | (__u32)addr->addr[1] << 16 |
+	    (__u32)addr->addr[2] << 8 | addr->addr[3];
+	got = dir24_lookup(&c->maps.dir24, a, &ask);
+	if (ask)
+		return TABLE_ASKS_TRIE;
+	return got == idx ? TABLE_AGREES : TABLE_DIFFERS;
+}
+
 int do_lookup(struct cli *c, int argc, char **argv)
 {
+	enum table_answer table;
 	struct cls_class_entry e = {};
 	struct json_writer *jw;
 	struct cls_prefix addr;
@@ -423,11 +468,13 @@ int do_lookup(struct cli *c, int argc, char **argv)
 	}
 	e.idx = idx;
 	class_label(&e, label, sizeof(label));
+	table = table_answer(c, &addr, idx);
 	if (!c->json) {
-		printf("%s via %s class %s%s%s\n", argv[0],
+		printf("%s via %s class %s%s%s%s\n", argv[0],
 		       found ? pbuf : "(no route)", label,
-		       e.meta.name[0] ? " name " : "", e.meta.name);
-		return 0;
+		       e.meta.name[0] ? " name " : "", e.meta.name,
+		       table_text[table]);
+		return table == TABLE_DIFFERS ? -EUCLEAN : 0;
 	}
 	jw = cli_json(c);
 	if (!jw)
@@ -441,7 +488,8 @@ int do_lookup(struct cli *c, int argc, char **argv)
 	jw_string_field(jw, "class", label);
 	jw_string_field(jw, "name", e.meta.name);
 	jw_uint_field(jw, "class_index", idx);
+	jw_string_field(jw, "ipv4_table", table_json[table]);
 	jw_end_object(jw);
 	jw_destroy(&jw);
-	return 0;
+	return table == TABLE_DIFFERS ? -EUCLEAN : 0;
 }

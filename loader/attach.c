@@ -410,6 +410,7 @@ int cls_purge(const char *root)
 	static const char *const maps[] = {
 		CLS_MAP_CONFIG,	   CLS_MAP_CLASSES,   CLS_MAP_CLASS_META,
 		CLS_MAP_ROUTES_V4, CLS_MAP_ROUTES_V6, CLS_MAP_STATS,
+		CLS_MAP_DIR24,
 	};
 	static const char *const dirs[] = { "maps", "links", "tc" };
 	struct cls_attachment *a;

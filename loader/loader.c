@@ -67,8 +67,9 @@ static struct bpf_map *const *skel_maps(struct classifier_bpf *skel,
 	static const char *const map_names[] = {
 		CLS_MAP_CONFIG,	   CLS_MAP_CLASSES,   CLS_MAP_CLASS_META,
 		CLS_MAP_ROUTES_V4, CLS_MAP_ROUTES_V6, CLS_MAP_STATS,
+		CLS_MAP_DIR24,
 	};
-	static struct bpf_map *maps[6];
+	static struct bpf_map *maps[7];
 
 	maps[0] = skel->maps.config;
 	maps[1] = skel->maps.classes;
@@ -76,6 +77,7 @@ static struct bpf_map *const *skel_maps(struct classifier_bpf *skel,
 	maps[3] = skel->maps.routes_v4;
 	maps[4] = skel->maps.routes_v6;
 	maps[5] = skel->maps.stats;
+	maps[6] = skel->maps.dir24;
 	*names = map_names;
 	*n = sizeof(map_names) / sizeof(map_names[0]);
 	return maps;
@@ -109,7 +111,8 @@ int cls_load_reusing(const char *root, struct classifier_bpf **out)
 			pr_debug("%s: %s\n", path, strerror(errno));
 			goto err;
 		}
-		if (maps[i] == skel->maps.stats) {
+		/* Sized at setup: take the pinned map's size. */
+		if (maps[i] == skel->maps.stats || maps[i] == skel->maps.dir24) {
 			struct bpf_map_info info = {};
 			__u32 len = sizeof(info);
 
@@ -135,7 +138,8 @@ err:
 static int init_tables(struct classifier_bpf *skel)
 {
 	struct cls_config cfg = { .stats_on = 1,
-				  .abi_version = CLS_ABI_VERSION };
+				  .abi_version = CLS_ABI_VERSION,
+				  .lookup_mode = CLS_LOOKUP_DIR24 };
 	struct cls_class_meta meta = { .name = "default" };
 	struct cls_class def = { .flags = CLS_F_VALID };
 	int outer[2] = { bpf_map__fd(skel->maps.routes_v4),
@@ -152,6 +156,9 @@ static int init_tables(struct classifier_bpf *skel)
 		if (err)
 			return -errno;
 	}
+	err = cls_dir24_init_fd(bpf_map__fd(skel->maps.dir24));
+	if (err)
+		return err;
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.config), &zero, &cfg,
 				BPF_ANY) ||
 	    bpf_map_update_elem(bpf_map__fd(skel->maps.class_meta), &zero,
@@ -206,6 +213,11 @@ int cls_setup(const char *root, bool *created)
 	err = bpf_map__set_max_entries(skel->maps.stats,
 				       libbpf_num_possible_cpus() *
 					       CLS_STATS_STRIDE);
+	if (!err)
+		err = bpf_map__set_max_entries(
+			skel->maps.dir24,
+			dir24_entries(true, CLS_DIR24_DEFAULT_GROUPS) /
+				CLS_DIR24_PER_ELEM);
 	if (err)
 		goto out;
 	err = classifier_bpf__load(skel);

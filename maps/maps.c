@@ -47,6 +47,7 @@ int cls_maps_open(struct cls_maps *m, const char *root)
 		{ CLS_MAP_ROUTES_V4, &m->routes_fd[0] },
 		{ CLS_MAP_ROUTES_V6, &m->routes_fd[1] },
 		{ CLS_MAP_STATS, &m->stats_fd },
+		{ CLS_MAP_DIR24, &m->dir24_fd },
 	};
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
@@ -80,12 +81,16 @@ err:
 void cls_maps_close(struct cls_maps *m)
 {
 	int *fds[] = { &m->config_fd,	 &m->classes_fd,  &m->class_meta_fd,
-		       &m->routes_fd[0], &m->routes_fd[1], &m->stats_fd };
+		       &m->routes_fd[0], &m->routes_fd[1], &m->stats_fd,
+		       &m->dir24_fd };
 	size_t i;
 
 	if (m->stats_mem)
 		munmap(m->stats_mem, m->stats_len);
 	m->stats_mem = NULL;
+	if (m->dir24_mem)
+		munmap(m->dir24_mem, m->dir24_len);
+	m->dir24_mem = NULL;
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)
 			close(*fds[i]);
@@ -134,6 +139,21 @@ int cls_wait_for_programs(const struct cls_maps *m)
 	err = err ? -errno : 0;
 	close(inner);
 	return err;
+}
+
+int cls_get_config(const struct cls_maps *m, struct cls_config *cfg)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(m->config_fd, &zero, cfg) ? -errno : 0;
+}
+
+int cls_set_config(const struct cls_maps *m, const struct cls_config *cfg)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(m->config_fd, &zero, cfg, BPF_ANY) ? -errno :
+									0;
 }
 
 const char *cls_reason_name(enum cls_reason r)

@@ -13,6 +13,7 @@
 
 #include "maps/classifier_abi.h"
 #include "lib/parse.h"
+#include "maps/dir24.h"
 
 /* The kernel-internal errno BPF syscalls leak for "not supported". */
 #ifndef ENOTSUPP
@@ -29,6 +30,7 @@
 #define CLS_MAP_ROUTES_V4 "routes_v4"
 #define CLS_MAP_ROUTES_V6 "routes_v6"
 #define CLS_MAP_STATS "stats"
+#define CLS_MAP_DIR24 "dir24"
 
 struct cls_maps {
 	char root[PATH_MAX]; /* <bpffs>/classifier */
@@ -38,7 +40,11 @@ struct cls_maps {
 	int class_meta_fd;
 	int routes_fd[2]; /* outer one-slot ARRAY_OF_MAPS: [0] v4, [1] v6 */
 	int stats_fd;
+	int dir24_fd;
 	unsigned int nr_cpus;
+	struct dir24 dir24; /* view of the mmap, on first use */
+	void *dir24_mem;
+	size_t dir24_len;
 	struct cls_counter *stats_mem; /* mmap of stats, on first use */
 	size_t stats_len;
 };
@@ -76,9 +82,9 @@ int cls_trie_publish(const struct cls_maps *m, int family, int trie_fd);
 int cls_trie_fill(int trie_fd, int family, const struct cls_route *r,
 		  size_t n);
 
-int cls_route_update(const struct cls_maps *m, const struct cls_prefix *p,
+int cls_route_update(struct cls_maps *m, const struct cls_prefix *p,
 		     __u32 class_idx, int how);
-int cls_route_delete(const struct cls_maps *m, const struct cls_prefix *p);
+int cls_route_delete(struct cls_maps *m, const struct cls_prefix *p);
 /* All routes of one family (or both: family 0), sorted; caller frees. */
 int cls_route_dump(const struct cls_maps *m, int family,
 		   struct cls_route **out, size_t *n);
@@ -86,7 +92,7 @@ int cls_route_dump(const struct cls_maps *m, int family,
 int cls_route_lookup(const struct cls_maps *m, const struct cls_prefix *addr,
 		     struct cls_route *match, bool *found);
 /* Replace both tables with empty ones. */
-int cls_route_flush(const struct cls_maps *m);
+int cls_route_flush(struct cls_maps *m);
 /* Count routes pointing at class_idx (both families). */
 int cls_route_count_class(const struct cls_maps *m, __u32 class_idx);
 
@@ -122,5 +128,25 @@ int cls_stats_set_enabled(const struct cls_maps *m, bool on);
 int cls_wait_for_programs(const struct cls_maps *m);
 
 const char *cls_reason_name(enum cls_reason r);
+
+/*
+ * The IPv4 DIR-24-8 table.  Route changes keep it equal to the trie by
+ * themselves (cls_route_update/delete); whole-table changes go
+ * suspend -> publish tries -> build, so packets use the trie meanwhile.
+ */
+int cls_dir24_map(struct cls_maps *m);
+/* Fresh table in a new map: empty, bookkeeping written. */
+int cls_dir24_init_fd(int fd);
+int cls_dir24_suspend(struct cls_maps *m);
+/* Repaint from these IPv4 routes (any order), then switch packets to it. */
+int cls_dir24_build(struct cls_maps *m, const struct cls_route *r, size_t n);
+/* The same from what the IPv4 trie holds now. */
+int cls_dir24_rebuild(struct cls_maps *m);
+int cls_get_config(const struct cls_maps *m, struct cls_config *cfg);
+int cls_set_config(const struct cls_maps *m, const struct cls_config *cfg);
+int cls_set_lookup_mode(const struct cls_maps *m, enum cls_lookup_mode mode);
+/* After the trie gained (added) or lost p: paint or hand back its range. */
+int cls_dir24_route_changed(struct cls_maps *m, const struct cls_prefix *p,
+			    bool added, __u32 class_idx);
 
 #endif

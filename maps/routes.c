@@ -144,7 +144,8 @@ out:
 	return err;
 }
 
-int cls_route_update(const struct cls_maps *m, const struct cls_prefix *p,
+/* The trie first: it is the truth, and the table follows it. */
+int cls_route_update(struct cls_maps *m, const struct cls_prefix *p,
 		     __u32 class_idx, int how)
 {
 	union cls_key k;
@@ -158,10 +159,10 @@ int cls_route_update(const struct cls_maps *m, const struct cls_prefix *p,
 				how == CLS_ROUTE_ADD ? BPF_NOEXIST : BPF_ANY))
 		err = -errno;
 	close(fd);
-	return err;
+	return err ? err : cls_dir24_route_changed(m, p, true, class_idx);
 }
 
-int cls_route_delete(const struct cls_maps *m, const struct cls_prefix *p)
+int cls_route_delete(struct cls_maps *m, const struct cls_prefix *p)
 {
 	union cls_key k;
 	int fd, err = 0;
@@ -173,7 +174,7 @@ int cls_route_delete(const struct cls_maps *m, const struct cls_prefix *p)
 	if (bpf_map_delete_elem(fd, &k))
 		err = -errno;
 	close(fd);
-	return err;
+	return err ? err : cls_dir24_route_changed(m, p, false, 0);
 }
 
 static int cmp_route(const void *a, const void *b)
@@ -320,7 +321,7 @@ out:
 	return err;
 }
 
-int cls_route_flush(const struct cls_maps *m)
+int cls_route_flush(struct cls_maps *m)
 {
 	int family, fd, err = 0;
 	int fds[2] = { -1, -1 };
@@ -334,9 +335,12 @@ int cls_route_flush(const struct cls_maps *m)
 		}
 		fds[family] = fd;
 	}
+	err = cls_dir24_suspend(m);
 	for (family = 0; family < 2 && !err; family++)
 		err = cls_trie_publish(m, family ? AF_INET6 : AF_INET,
 				       fds[family]);
+	if (!err)
+		err = cls_dir24_build(m, NULL, 0);
 out:
 	for (family = 0; family < 2; family++)
 		if (fds[family] >= 0)

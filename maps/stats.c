@@ -53,25 +53,10 @@ struct cls_counter cls_stats_sum(const struct cls_maps *m, __u32 slot)
 	return sum;
 }
 
-static int read_config(const struct cls_maps *m, struct cls_config *cfg)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(m->config_fd, &zero, cfg) ? -errno : 0;
-}
-
-static int write_config(const struct cls_maps *m, const struct cls_config *cfg)
-{
-	__u32 zero = 0;
-
-	return bpf_map_update_elem(m->config_fd, &zero, cfg, BPF_ANY) ? -errno :
-									0;
-}
-
 int cls_stats_get_enabled(const struct cls_maps *m, bool *on)
 {
 	struct cls_config cfg;
-	int err = read_config(m, &cfg);
+	int err = cls_get_config(m, &cfg);
 
 	if (!err)
 		*on = cfg.stats_on;
@@ -81,12 +66,12 @@ int cls_stats_get_enabled(const struct cls_maps *m, bool *on)
 int cls_stats_set_enabled(const struct cls_maps *m, bool on)
 {
 	struct cls_config cfg;
-	int err = read_config(m, &cfg);
+	int err = cls_get_config(m, &cfg);
 
 	if (err)
 		return err;
 	cfg.stats_on = on;
-	return write_config(m, &cfg);
+	return cls_set_config(m, &cfg);
 }
 
 /*
@@ -103,7 +88,7 @@ int cls_stats_reset(struct cls_maps *m)
 	err = cls_stats_map(m);
 	if (err)
 		return err;
-	err = read_config(m, &cfg);
+	err = cls_get_config(m, &cfg);
 	if (err)
 		return err;
 	if (cfg.stats_on) {
