@@ -64,13 +64,10 @@ ip -n "$SND" addr add 10.200.0.1/24 dev veth-snd
 ip -n "$SND" addr add fd00:200::1/64 dev veth-snd nodad
 ip -n "$RCV" addr add 10.200.0.2/24 dev veth-rcv
 ip -n "$RCV" addr add fd00:200::2/64 dev veth-rcv nodad
-declare -A DEST=(
-	[web]="198.51.100.10 2001:db8:10::10"
-	[bulk]="203.0.113.10 2001:db8:20::10"
-	[blackhole]="192.0.2.10 2001:db8:30::10"
-	[default]="10.201.0.10 fd00:201::10"
-)
-for a in ${DEST[*]}; do
+# web, bulk, blackhole (example.batch's routes), then default (no route)
+DEST="198.51.100.10 2001:db8:10::10 203.0.113.10 2001:db8:20::10
+	192.0.2.10 2001:db8:30::10 10.201.0.10 fd00:201::10"
+for a in $DEST; do
 	case $a in
 	*:*) ip -n "$RCV" addr add "$a/128" dev lo nodad ;;
 	*) ip -n "$RCV" addr add "$a/32" dev lo ;;
@@ -114,7 +111,7 @@ cls class list | sed 's/^/   /'
 cls stats reset
 
 echo "== sending $N UDP packets to each of 8 addresses (v4 + v6 per class)"
-for a in ${DEST[*]}; do
+for a in $DEST; do
 	ip netns exec "$SND" bash -c \
 		"for i in \$(seq $N); do echo demo > /dev/udp/$a/9000; done"
 done

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 # Helpers shared by the netns tests; sourced by every tests/netns/test_*.sh.
 #
 # A test runs as its own bash process (so `set -e` holds in it) with:
@@ -119,8 +120,7 @@ setup_ns()
 
 wait_link_ready()
 {
-	local i
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		if ip -n "$NS_S" link show "$VS" | grep -q LOWER_UP &&
 			ip -n "$NS_R" link show "$VR" | grep -q LOWER_UP &&
 			! ip -n "$NS_S" addr show tentative | grep -q inet6 &&
@@ -312,7 +312,7 @@ htb_delta()
 cls_delta()
 {
 	if [ "$1" = unclassified ]; then
-		echo $(($(stat_unclassified) - ${BASE_CLS[unclassified]}))
+		echo $(($(stat_unclassified) - BASE_CLS[unclassified]))
 	else
 		echo $(($(stat_pkts "$1") - ${BASE_CLS[$1]:-0}))
 	fi

@@ -52,7 +52,10 @@ export CLASSIFIER_SRC
 if [ $# -gt 0 ]; then
 	tests="$*"
 else
-	tests=$(cd "$DIR" && ls test_*.sh | sed 's/^test_//; s/\.sh$//')
+	tests=$(cd "$DIR" && for f in test_*.sh; do
+		f=${f#test_}
+		echo "${f%.sh}"
+	done)
 fi
 
 passed=0

@@ -3,6 +3,7 @@
 # "mode tc" on an interface without clsact: attach creates clsact and a
 # cls_bpf filter (status says it owns the qdisc); detach removes both, so
 # qdiscs and filters are exactly as before.
+# shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 setup_pair

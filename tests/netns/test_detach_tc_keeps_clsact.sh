@@ -3,6 +3,7 @@
 # "mode tc" where a clsact (with someone else's filter) already exists:
 # classifier adds only its filter, does not claim the qdisc, and detach
 # removes only its filter.
+# shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 setup_pair

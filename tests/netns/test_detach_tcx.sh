@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # attach (default: tcx) then detach leaves the interface as it was: same
 # qdiscs and filters, no tcx link for the program, nothing in status.
+# shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 setup_pair

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # A drop class drops at tc egress: the receiver gets nothing, the
 # classifier counts every packet, HTB never sees them.
+# shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 N=50

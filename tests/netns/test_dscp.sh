@@ -3,6 +3,7 @@
 # DSCP rewrite end to end: the receiver's nftables sees the class's DSCP
 # on v4 and v6, with the sender's ECN bits kept and (v4) a checksum the
 # receiver accepts; classes without dscp leave the field alone.
+# shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 N=40

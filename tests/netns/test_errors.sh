@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Failing commands exit non-zero with exactly one line on stderr and
 # change nothing: routes, classes and attachments are as before.
+# shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 setup_pair

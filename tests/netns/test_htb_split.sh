@@ -4,6 +4,7 @@
 # counters, the classifier's counters and the receiver all agree with the
 # number sent.  Classified destinations count exactly; only the default
 # class may hold a few extra packets (IPv6 MLD/ND noise).
+# shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 N=100

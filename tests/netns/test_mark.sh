@@ -8,6 +8,7 @@
 # is classic BPF in cls_bpf (ld mark; jeq 0x50), which every kernel that
 # runs classifier has; cls_fw and u32's "match mark" are often not built
 # (u32 then accepts "match mark" and ignores it).
+# shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 N=60

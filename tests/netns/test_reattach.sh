@@ -3,6 +3,7 @@
 # Detach keeps classes, routes and counters: after detach + attach the
 # same routes classify again and the counters continue from where they
 # were.  While detached nothing is classified or counted.
+# shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 N=30

@@ -5,6 +5,7 @@
 # their prefixes to web (1:10) and one mapping them to bulk (1:20).  Every
 # packet lands in one of the two classes, both got some, HTB agrees, and
 # the receiver got every packet sent.
+# shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 N=4000
@@ -30,9 +31,9 @@ rcv_rule_dst "$WEB4"
 rcv_rule_dst "$WEB6"
 
 snapshot
-in_snd "$UDPSEND" -i 500 -c $N "$WEB4" $PORT > "$WORK/sent4" &
+in_snd "$UDPSEND" -i 500 -c $N "$WEB4" "$PORT" > "$WORK/sent4" &
 pid4=$!
-in_snd "$UDPSEND" -i 500 -c $N "$WEB6" $PORT > "$WORK/sent6" &
+in_snd "$UDPSEND" -i 500 -c $N "$WEB6" "$PORT" > "$WORK/sent6" &
 pid6=$!
 sleep 0.2
 loads=0
@@ -40,9 +41,8 @@ for f in to_bulk to_web to_bulk to_web to_bulk; do
 	cls route load "$WORK/$f"
 	loads=$((loads + 1))
 	# the swaps must happen while both streams still run
-	if [ $loads -eq 1 ]; then
-		kill -0 $pid4 2>/dev/null && kill -0 $pid6 2>/dev/null ||
-			fail "senders finished before the first reload; slow them down"
+	if [ $loads -eq 1 ] && ! { kill -0 $pid4 && kill -0 $pid6; } 2>/dev/null; then
+		fail "senders finished before the first reload; slow them down"
 	fi
 	sleep 0.1
 done
@@ -58,7 +58,8 @@ web=$(cls_delta web)
 bulk=$(cls_delta bulk)
 log "classifier web $web, bulk $bulk"
 expect_eq "classifier web + bulk" $((web + bulk)) $((2 * N))
-[ "$web" -gt 0 ] && [ "$bulk" -gt 0 ] ||
+[ "$web" -gt 0 ] && [ "$bulk" -gt 0 ] && moved=yes
+[ "${moved:-}" = yes ] ||
 	fail "counts did not move between classes (web $web, bulk $bulk)"
 expect_eq "HTB 1:10" "$(htb_delta 1:10)" "$web"
 expect_eq "HTB 1:20" "$(htb_delta 1:20)" "$bulk"

@@ -4,6 +4,7 @@
 # its variables from an environment file), against deploy/example.batch
 # and deploy/routes.example: start classifies as example.batch says,
 # reload swaps in routes.example, stop detaches.
+# shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 UNIT="$CLASSIFIER_SRC/deploy/classifier.service"
@@ -30,8 +31,10 @@ unit_exec()
 		*/classifier\ *) cmd=${cmd#*/classifier } ;;
 		*) fail "$1 runs something else: $cmd" ;;
 		esac
-		# shellcheck disable=SC1090
-		cmd=$(set -a; . "$WORK/env"; eval "echo \"$cmd\"")
+		while IFS='=' read -r var val; do
+			cmd=${cmd//"\${$var}"/$val}
+		done < "$WORK/env"
+		case $cmd in *'$'*) fail "$1: unset variable in '$cmd'" ;; esac
 		log "$1: classifier $cmd"
 		# shellcheck disable=SC2086
 		cls $cmd || fail "$1 '$cmd' failed"
@@ -62,8 +65,8 @@ expect_eq "received at $WEB6" "$(rcv_count_dst "$WEB6")" $N
 
 # reload: routes.example moves web to bulk, unblocks 192.0.2.0/24
 unit_exec ExecReload
-grep -Ev '^(#|$)' "$CLASSIFIER_SRC/deploy/routes.example" | wc -l > "$WORK/n"
-expect_eq "routes after reload" "$(cls route list | wc -l)" "$(cat "$WORK/n")"
+n=$(grep -Ecv '^(#|$)' "$CLASSIFIER_SRC/deploy/routes.example")
+expect_eq "routes after reload" "$(cls route list | wc -l)" "$n"
 snapshot
 for a in $WEB4 $WEB6 $DROP4 $DROP6; do
 	send "$a" $N

@@ -3,6 +3,7 @@
 # XDP on the receiver classifies by source: a drop class for one v4 and
 # one v6 source prefix drops exactly those senders' packets; the others
 # pass and are counted in their classes.
+# shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 N=50
