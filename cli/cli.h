@@ -48,6 +48,15 @@ int do_class(struct cli *c, int argc, char **argv);
 int do_route(struct cli *c, int argc, char **argv);
 int do_lookup(struct cli *c, int argc, char **argv);
 int do_stats(struct cli *c, int argc, char **argv);
+int do_table(struct cli *c, int argc, char **argv);
+
+struct cls_table_info {
+	bool on;     /* the map has a table */
+	bool active; /* packets use it (not mid-rebuild) */
+	__u32 groups, used, ask_trie;
+	size_t bytes;
+};
+int cli_table_summary(struct cli *c, struct cls_table_info *t);
 
 /* Format a class for output: its classid, or "default" for index 0. */
 void class_label(const struct cls_class_entry *e, char *buf, size_t n);

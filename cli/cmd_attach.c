@@ -191,6 +191,7 @@ int do_status(struct cli *c, int argc, char **argv)
 	struct cls_class_entry *e = NULL;
 	struct cls_route *r = NULL;
 	size_t n = 0, classes = 0, nr = 0, routes[2] = {}, i;
+	struct cls_table_info t;
 	bool on = false;
 	int err;
 
@@ -226,6 +227,11 @@ int do_status(struct cli *c, int argc, char **argv)
 	printf("stats    %s\n", on ? "on" : "off");
 	printf("classes  %zu of %d\n", classes, CLS_MAX_CLASSES);
 	printf("routes   %zu v4, %zu v6\n", routes[0], routes[1]);
+	if (!cli_table_summary(c, &t))
+		printf("table    %s%s, %u of %u groups, %.1f MiB\n",
+		       t.on ? "on" : "off",
+		       t.on && !t.active ? " (not in use)" : "", t.used,
+		       t.groups, t.bytes / 1048576.0);
 	if (!n)
 		printf("attached nowhere\n");
 	for (i = 0; i < n; i++)

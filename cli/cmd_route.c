@@ -330,7 +330,7 @@ static int route_load(struct cli *c, int argc, char **argv)
 	if (!err && (err = cls_dir24_build(&c->maps, s.r[0], s.n[0])))
 		cli_errno(c, err, "building the IPv4 table");
 	/* Whatever failed, leave the table equal to the trie that is live. */
-	if (err && cls_dir24_rebuild(&c->maps))
+	if (err && cls_dir24_rebuild(&c->maps, true))
 		cli_err(c, "IPv4 table left off; 'classifier table rebuild' restores it");
 	for (f = 0; f < 2; f++) {
 		if (fds[f] >= 0)

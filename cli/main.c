@@ -24,6 +24,7 @@ static const struct cmd {
 	{ "status", do_status }, { "class", do_class },
 	{ "route", do_route },	 { "lookup", do_lookup },
 	{ "stats", do_stats },	 { "purge", do_purge },
+	{ "table", do_table },
 };
 
 static void usage(FILE *f)
@@ -40,6 +41,7 @@ static void usage(FILE *f)
 		"  route { add | replace | del | list | flush | load } ...\n"
 		"  lookup ADDR\n"
 		"  stats [ show [ per-cpu ] | reset | on | off ]\n"
+		"  table [ show | on [ groups N ] | off | rebuild ]  IPv4 DIR-24-8\n"
 		"  purge                 detach everywhere, remove all pins\n"
 		"OPTIONS:\n"
 		"  -j, --json            JSON output (-p, --pretty: indented)\n"

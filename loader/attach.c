@@ -214,11 +214,10 @@ static int attach_egress(const struct pins *p, int prog_fd, int ifindex,
 	return attach_tc(p, prog_fd, ifindex, &res->replaced);
 }
 
-int cls_attach(const char *root, const char *ifname,
-	       const struct cls_attach_opts *opts,
-	       struct cls_attach_result *res)
+static int attach_prog(struct classifier_bpf *skel, const char *root,
+		       const char *ifname, const struct cls_attach_opts *opts,
+		       struct cls_attach_result *res)
 {
-	struct classifier_bpf *skel = NULL;
 	struct pins p;
 	int ifindex, prog_fd, err;
 	__u32 flags;
@@ -228,9 +227,6 @@ int cls_attach(const char *root, const char *ifname,
 	if (!ifindex)
 		return -ENODEV;
 	err = pin_paths(&p, root, ifname, opts->hook);
-	if (err)
-		return err;
-	err = cls_load_reusing(root, &skel);
 	if (err)
 		return err;
 	if (opts->hook == CLS_HOOK_XDP) {
@@ -245,7 +241,47 @@ int cls_attach(const char *root, const char *ifname,
 	}
 	if (!err)
 		res->prog_id = prog_id_of(prog_fd);
+	return err;
+}
+
+int cls_attach(const char *root, const char *ifname,
+	       const struct cls_attach_opts *opts,
+	       struct cls_attach_result *res)
+{
+	struct classifier_bpf *skel = NULL;
+	int err;
+
+	if (!if_nametoindex(ifname))
+		return -ENODEV;
+	err = cls_load_reusing(root, &skel);
+	if (err)
+		return err;
+	err = attach_prog(skel, root, ifname, opts, res);
 	classifier_bpf__destroy(skel);
+	return err;
+}
+
+int cls_replace_all(const char *root, struct classifier_bpf *skel)
+{
+	struct cls_attachment *a;
+	struct cls_attach_result res;
+	size_t n, i;
+	int err;
+
+	err = cls_attachments(root, &a, &n);
+	for (i = 0; !err && i < n; i++) {
+		struct cls_attach_opts o = {
+			.hook = a[i].hook,
+			.mode = a[i].tcx ? CLS_MODE_TCX : CLS_MODE_TC,
+		};
+
+		if (a[i].defunct)
+			continue;
+		err = attach_prog(skel, root, a[i].ifname, &o, &res);
+		if (!err && !res.replaced)
+			err = -EUCLEAN; /* it was not attached after all */
+	}
+	free(a);
 	return err;
 }
 

@@ -90,6 +90,12 @@ static struct bpf_map *const *skel_maps(struct classifier_bpf *skel,
  */
 int cls_load_reusing(const char *root, struct classifier_bpf **out)
 {
+	return cls_load_new_dir24(root, 0, out);
+}
+
+int cls_load_new_dir24(const char *root, __u32 dir24_elems,
+		       struct classifier_bpf **out)
+{
 	struct bpf_map *const *maps;
 	struct classifier_bpf *skel;
 	const char *const *names;
@@ -102,6 +108,12 @@ int cls_load_reusing(const char *root, struct classifier_bpf **out)
 		return -errno;
 	maps = skel_maps(skel, &names, &n);
 	for (i = 0; i < n; i++) {
+		if (dir24_elems && maps[i] == skel->maps.dir24) {
+			err = bpf_map__set_max_entries(maps[i], dir24_elems);
+			if (err)
+				goto err;
+			continue;
+		}
 		err = cls_pin_path(path, sizeof(path), root, "maps", names[i]);
 		if (err)
 			goto err;

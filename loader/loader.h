@@ -75,6 +75,16 @@ int cls_attachments(const char *root, struct cls_attachment **out, size_t *n);
 /* Detach everything and unpin everything: the opposite of setup. */
 int cls_purge(const char *root);
 
+struct cls_maps;
+/*
+ * A new IPv4 table (on: first level + groups second-level groups; off: none)
+ * and every attachment moved to programs that use it.
+ */
+int cls_table_resize(const char *root, struct cls_maps *m, bool on,
+		     __u32 groups);
+/* Repaint the table from the trie and re-point every attachment at it. */
+int cls_table_refresh(const char *root, struct cls_maps *m);
+
 /* The last netlink extended-ack text, if the last error came from tc. */
 const char *cls_loader_last_error(void);
 

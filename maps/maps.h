@@ -140,8 +140,10 @@ int cls_dir24_init_fd(int fd);
 int cls_dir24_suspend(struct cls_maps *m);
 /* Repaint from these IPv4 routes (any order), then switch packets to it. */
 int cls_dir24_build(struct cls_maps *m, const struct cls_route *r, size_t n);
-/* The same from what the IPv4 trie holds now. */
-int cls_dir24_rebuild(struct cls_maps *m);
+/* The same from what the IPv4 trie holds now (switch_on false: repaint only). */
+int cls_dir24_rebuild(struct cls_maps *m, bool switch_on);
+/* Repaint only, for a table no program reads yet. */
+int cls_dir24_fill(struct cls_maps *m, const struct cls_route *r, size_t n);
 int cls_get_config(const struct cls_maps *m, struct cls_config *cfg);
 int cls_set_config(const struct cls_maps *m, const struct cls_config *cfg);
 int cls_set_lookup_mode(const struct cls_maps *m, enum cls_lookup_mode mode);

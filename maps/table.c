@@ -96,19 +96,14 @@ static __u32 host_addr(const struct cls_prefix *p)
  * Shortest prefixes first: each then paints over what it covers and never
  * needs to look at what it does not.
  */
-int cls_dir24_build(struct cls_maps *m, const struct cls_route *r, size_t n)
+int cls_dir24_fill(struct cls_maps *m, const struct cls_route *r, size_t n)
 {
 	struct cls_route *sorted;
 	size_t i;
 	int err;
 
 	err = cls_dir24_map(m);
-	if (err)
-		return err;
-	if (!m->dir24.on)
-		return cls_set_lookup_mode(m, CLS_LOOKUP_TRIE);
-	err = cls_dir24_suspend(m);
-	if (err)
+	if (err || !m->dir24.on)
 		return err;
 	sorted = malloc((n ? n : 1) * sizeof(*sorted));
 	if (!sorted)
@@ -121,10 +116,24 @@ int cls_dir24_build(struct cls_maps *m, const struct cls_route *r, size_t n)
 		dir24_paint(&m->dir24, host_addr(&sorted[i].prefix),
 			    sorted[i].prefix.len, sorted[i].class_idx);
 	free(sorted);
-	return cls_set_lookup_mode(m, CLS_LOOKUP_DIR24);
+	return 0;
 }
 
-int cls_dir24_rebuild(struct cls_maps *m)
+int cls_dir24_build(struct cls_maps *m, const struct cls_route *r, size_t n)
+{
+	int err;
+
+	err = cls_dir24_map(m);
+	if (!err)
+		err = cls_dir24_suspend(m);
+	if (!err)
+		err = cls_dir24_fill(m, r, n);
+	if (!err && m->dir24.on)
+		err = cls_set_lookup_mode(m, CLS_LOOKUP_DIR24);
+	return err;
+}
+
+int cls_dir24_rebuild(struct cls_maps *m, bool switch_on)
 {
 	struct cls_route *r;
 	size_t n;
@@ -133,7 +142,7 @@ int cls_dir24_rebuild(struct cls_maps *m)
 	err = cls_route_dump(m, AF_INET, &r, &n);
 	if (err)
 		return err;
-	err = cls_dir24_build(m, r, n);
+	err = switch_on ? cls_dir24_build(m, r, n) : cls_dir24_fill(m, r, n);
 	free(r);
 	return err;
 }
