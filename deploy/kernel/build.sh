@@ -3,7 +3,7 @@
 #
 # Build a stock and a patched 6.1 LTS kernel for classifier's qemu harness.
 #
-#   deploy/kernel/build.sh [stock|patched|arm64|all]     (default: all)
+#   deploy/kernel/build.sh [stock|patched|arm64|arm64-boot|all]  (default: all)
 #
 # Source: Debian's linux-source-6.1 (apt-get), unpacked into $KWORK/linux as a
 # git repo (branch "stock" = Debian's tree, branch "patched" = stock + the
@@ -153,6 +153,31 @@ build_arm64() {
 	done
 }
 
+# Bootable patched arm64 kernel (tinyconfig + arm64-boot.fragment) for
+# vmtest.sh arm64: built from its own worktree of "patched" so it does not
+# disturb the x86 tree's checkouts.
+build_arm64_boot() {
+	local wt=$KWORK/wt-arm64 aout=$KWORK/out-arm64-boot
+	local A=(make -C "$wt" O="$aout" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+	if [ ! -d "$wt" ]; then
+		git -C "$TREE" worktree add -q --detach "$wt" patched
+	else
+		git -C "$wt" checkout -q --detach patched
+	fi
+	if [ ! -f "$aout/.config" ] || [ "$HERE/arm64-boot.fragment" -nt "$aout/.config" ]; then
+		"${A[@]}" -s tinyconfig >/dev/null
+		"$wt"/scripts/kconfig/merge_config.sh -m -O "$aout" "$aout/.config" \
+			"$HERE/arm64-boot.fragment" >/dev/null 2>&1
+		"${A[@]}" -s olddefconfig >/dev/null
+		verify_config "$aout/.config" "$HERE/arm64-boot.fragment"
+	fi
+	log "building patched arm64 Image (log: $KWORK/build-arm64-boot.log)"
+	nice -n "$NICE" "${A[@]}" -j"$JOBS" Image > "$KWORK/build-arm64-boot.log" 2>&1 ||
+		{ tail -30 "$KWORK/build-arm64-boot.log" >&2; die "arm64 Image"; }
+	mkdir -p "$ART/arm64-boot"
+	cp "$aout/arch/arm64/boot/Image" "$aout/.config" "$ART/arm64-boot/"
+}
+
 main() {
 	local what=${1:-all}
 	need_pkgs
@@ -161,8 +186,9 @@ main() {
 	stock) build_x86 stock ;;
 	patched) build_x86 patched ;;
 	arm64) build_arm64 ;;
+	arm64-boot) build_arm64_boot ;;
 	all) build_x86 stock; build_x86 patched; build_arm64 ;;
-	*) die "usage: $0 [stock|patched|arm64|all]" ;;
+	*) die "usage: $0 [stock|patched|arm64|arm64-boot|all]" ;;
 	esac
 	"${GIT[@]}" checkout -q patched
 }

@@ -11,7 +11,8 @@
 #   - classifier and tests/prog_test_run, when they were built into
 #     $CLS_OUT (make OUTPUT=$CLS_OUT in the repo) -- see CLS_OUT below
 #
-#   deploy/kernel/vmtest.sh [stock|patched ...]     (default: stock patched)
+#   deploy/kernel/vmtest.sh [stock|patched|arm64 ...]  (default: stock patched)
+#   (arm64: patched only, bpf_smoke check + a 200-flip storm, no classifier)
 #
 # Env: KWORK (default /work/kbuild), CLS_OUT (default $KWORK/cls),
 #      VM_TIMEOUT seconds per boot (default 900), FLIPS (default 1000).
@@ -50,8 +51,9 @@ build_initramfs() {
 	cp /bin/busybox "$IRD/bin/busybox"
 	gcc -O2 -Wall -static -o "$IRD/bin/bpf_smoke" "$HERE/smoke/bpf_smoke.c"
 	# iproute2 for clsact/HTB/veth/netns tests of the classifier
-	for t in /usr/sbin/tc /usr/sbin/ip /usr/sbin/bpftool; do
+	for t in /usr/sbin/tc /usr/sbin/ip /usr/sbin/bpftool /usr/bin/jq; do
 		[ -x "$t" ] && copy_with_libs "$t" "/usr/sbin/$(basename "$t")"
+		true
 	done
 	local have_cls=0
 	if [ -x "$CLS_OUT/classifier" ]; then
@@ -91,18 +93,45 @@ if [ -x /usr/bin/prog_test_run ]; then
 	(cd /cls 2>/dev/null || cd /; prog_test_run) && echo "VMTEST prog_test_run PASS" || { echo "VMTEST prog_test_run FAIL"; fail=1; }
 fi
 if [ -x /usr/bin/classifier ]; then
-	echo "VMTEST running classifier"
-	classifier status; echo "VMTEST classifier status rc=\$?"
+	echo "VMTEST classifier on veth + HTB (egress, clsact fallback on 6.1)"
+	sh /cls-veth.sh || fail=1
+fi
+if [ -x /usr/bin/prog_test_run ] && [ -x /usr/bin/classifier ]; then
+	echo "VMTEST classifier storm: $FLIPS flips while prog_test_run loops on cpu0+cpu1 and ping runs"
+	sh /cls-storm.sh $FLIPS || fail=1
 fi
 [ \$fail = 0 ] && echo "VMTEST RESULT PASS" || echo "VMTEST RESULT FAIL"
 poweroff -f
 EOF
 	chmod +x "$IRD/init"
+	cp "$HERE/guest/cls-veth.sh" "$HERE/guest/cls-storm.sh" "$IRD/"
 	(cd "$IRD" && find . | cpio -o -H newc --quiet | gzip -1) > "$KWORK/initramfs.cpio.gz"
 	log "initramfs: $(du -h "$KWORK/initramfs.cpio.gz" | cut -f1)"
 }
 
+# arm64: the initramfs is just bpf_smoke as /init (static, cross-compiled).
+boot_arm64() {
+	local img=$ART/arm64-boot/Image out=$KWORK/vmtest-arm64.log d=$KWORK/initramfs-arm64 t0
+	[ -f "$img" ] || die "no $img (run deploy/kernel/build.sh arm64-boot)"
+	command -v qemu-system-aarch64 >/dev/null || die "apt-get install qemu-system-arm"
+	rm -rf "$d"
+	mkdir -p "$d"/{proc,tmp,dev}
+	aarch64-linux-gnu-gcc -O2 -Wall -static -o "$d/init" "$HERE/smoke/bpf_smoke.c"
+	(cd "$d" && find . | cpio -o -H newc --quiet | gzip -1) > "$KWORK/initramfs-arm64.cpio.gz"
+	log "booting arm64 ($img), qemu-system-aarch64 -M virt TCG, 2 vCPUs"
+	t0=$(date +%s)
+	timeout "$VM_TIMEOUT" qemu-system-aarch64 -M virt -cpu max -smp 2 -m 1024 \
+		-kernel "$img" -initrd "$KWORK/initramfs-arm64.cpio.gz" \
+		-append "console=ttyAMA0 panic=-1 oops=panic loglevel=4" \
+		-nographic -no-reboot > "$out" 2>&1 || true
+	log "arm64: guest ran $(( $(date +%s) - t0 ))s, log $out"
+	grep -E "^(VMTEST|SMOKE|STORM|storm|cpu-id|xlated|lookup|counters|runner|flips)" "$out" |
+		sed "s/^/  [arm64] /" >&2 || true
+	grep -q "VMTEST RESULT PASS" "$out"
+}
+
 boot() { # kernel-name
+	[ "$1" = arm64 ] && { boot_arm64; return; }
 	local k=$1 img=$ART/$1/bzImage out=$KWORK/vmtest-$1.log t0
 	[ -f "$img" ] || die "no $img (run deploy/kernel/build.sh $k)"
 	log "booting $k ($img), TCG, 2 vCPUs, timeout ${VM_TIMEOUT}s"

@@ -28,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -227,15 +229,26 @@ static int dump_jit(void)
 	for (i = 0; i < info.jited_prog_len && i < sizeof(img); i++)
 		printf("%s%02x", i % 16 ? " " : "\nJIT: ", img[i]);
 	printf("\n");
+#if defined(__x86_64__)
 	for (i = 0; i + 3 < info.jited_prog_len; i++)
 		if (img[i] == 0x65 && img[i + 1] == 0x8b && img[i + 2] == 0x04 &&
 		    img[i + 3] == 0x25)
 			inl++;
+#elif defined(__aarch64__)
+	for (i = 0; i + 3 < info.jited_prog_len; i += 4) {
+		uint32_t w;
+
+		memcpy(&w, img + i, 4);
+		if ((w & 0xffffffe0) == 0xd5384100)	/* mrs xN, sp_el0 */
+			inl++;
+	}
+#endif
 	for (i = 0; i < info.xlated_prog_len / sizeof(x[0]); i++)
 		if (x[i].code == (BPF_JMP | BPF_CALL) &&
 		    x[i].imm == BPF_FUNC_get_smp_processor_id)
 			helper_id_kept++;
-	printf("cpu-id inline (x86 gs:cpu_number load): %s\n", inl ? "yes" : "no");
+	printf("cpu-id inline (x86 gs:cpu_number load / arm64 mrs sp_el0): %s\n",
+	       inl ? "yes" : "no");
 	printf("xlated call keeps helper id 8: %s\n", helper_id_kept ? "yes" : "no");
 	return 0;
 }
@@ -382,9 +395,35 @@ static int bench(int n)
 	return 0;
 }
 
+/* Used as /init of an initramfs that holds nothing else (arm64 guest). */
+static int as_init(void)
+{
+	int fails = 0;
+	pid_t p;
+
+	mount("proc", "/proc", "proc", 0, NULL);
+	mount("tmpfs", "/tmp", "tmpfs", 0, NULL);
+	printf("VMTEST BEGIN bpf_smoke as init\n");
+	p = fork();
+	if (p == 0)
+		_exit(setup() ? 1 : check());
+	waitpid(p, &fails, 0);
+	p = fork();
+	if (p == 0)
+		_exit(setup() ? 1 : storm(200));
+	waitpid(p, &p, 0);
+	fails |= p;
+	printf("VMTEST RESULT %s\n", fails ? "FAIL" : "PASS");
+	sync();
+	reboot(RB_POWER_OFF);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getpid() == 1)
+		return as_init();
 	if (argc < 2)
 		goto usage;
 	if (setup())
