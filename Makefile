@@ -47,7 +47,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 PROG_SRCS := $(wildcard tests/prog/*.c)
 PROG_BIN := $(OUTPUT)/tests/prog_test_run
 
-all: $(OUTPUT)/classifier $(UNIT_BINS) $(PROG_BIN) $(OUTPUT)/tests/tcnl_test
+all: $(OUTPUT)/classifier $(UNIT_BINS) $(PROG_BIN) $(OUTPUT)/tests/tcnl_test \
+	$(OUTPUT)/tests/table_agree
 
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
@@ -93,6 +94,12 @@ $(OUTPUT)/tests/test_cli: tests/unit/test_cli.c \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
+# Table, trie and program agree, through the real maps library (root).
+$(OUTPUT)/tests/table_agree: tests/agree/table_agree.c $(LIB_OBJS) $(SKELS) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+
 # The data-path tests need only the skeleton and libbpf.
 $(PROG_BIN): $(PROG_SRCS) $(SKELS) $(wildcard tests/prog/*.h) \
 		maps/classifier_abi.h | $(OUTPUT)/tests
@@ -106,8 +113,9 @@ unit: $(UNIT_BINS) $(OUTPUT)/tests/tcnl_test
 	$(Q)set -e; for t in $(UNIT_BINS); do $$t; done
 	$(Q)$(OUTPUT)/tests/tcnl_test
 
-prog: $(PROG_BIN)
+prog: $(PROG_BIN) $(OUTPUT)/tests/table_agree
 	$(Q)$(PROG_BIN)
+	$(Q)$(OUTPUT)/tests/table_agree
 
 verifier-stats: $(PROG_BIN)
 	$(Q)$(PROG_BIN) --verifier-stats
