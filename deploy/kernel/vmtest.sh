@@ -13,6 +13,7 @@
 #
 #   deploy/kernel/vmtest.sh [stock|patched|arm64 ...]  (default: stock patched)
 #   (arm64: patched only, bpf_smoke check + a 200-flip storm, no classifier)
+#   count-stock count-patched: guest instruction counts per LPM lookup
 #
 # Env: KWORK (default /work/kbuild), CLS_OUT (default $KWORK/cls),
 #      VM_TIMEOUT seconds per boot (default 900), FLIPS (default 1000).
@@ -81,6 +82,10 @@ mount -t tmpfs tmp /tmp
 mount -t bpf bpf /sys/fs/bpf
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 ip link set lo up
+if grep -q vmtest=count /proc/cmdline; then
+	bpf_smoke bench \$(sed 's/.*vmtest_runs=\([0-9]*\).*/\1/' /proc/cmdline)
+	poweroff -f
+fi
 echo "VMTEST BEGIN \$(uname -r) cpus=\$(nproc) btf=\$([ -e /sys/kernel/btf/vmlinux ] && echo yes || echo no) jit=\$(cat /proc/sys/net/core/bpf_jit_enable)"
 fail=0
 bpf_smoke check || fail=1
@@ -130,8 +135,32 @@ boot_arm64() {
 	grep -q "VMTEST RESULT PASS" "$out"
 }
 
+# Guest instruction counts per lookup (TCG plugin tools/insncount.c):
+# one vCPU, bpf_smoke bench N (N test runs, one trie lookup each, a /32 hit
+# in a 5-prefix trie); counts instructions executed inside the LPM functions
+# and how often each was entered.
+count_boot() { # kernel-name
+	local k=$1 img=$ART/$1/bzImage vml=$ART/$1/vmlinux runs=${COUNT_RUNS:-20000} args="" sym
+	gcc -O2 -Wall -shared -fPIC -o "$KWORK/insncount.so" "$HERE/tools/insncount.c"
+	local addr size _t name
+	while read -r addr size _t name; do
+		case "$name" in
+		trie_lookup_elem | longest_prefix_match* | extract_bit)
+			args+=$(printf ',arg=%s-%x-%s' "$addr" $((0x$addr + 0x$size)) "$name") ;;
+		esac
+	done < <(nm -S "$vml")
+	log "counting on $k: $args"
+	timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 1 -m 1024 \
+		-plugin "$KWORK/insncount.so$args" \
+		-kernel "$img" -initrd "$KWORK/initramfs.cpio.gz" \
+		-append "console=ttyS0 panic=-1 loglevel=4 vmtest=count vmtest_runs=$runs" \
+		-nographic -no-reboot -nic none > "$KWORK/vmcount-$k.log" 2>&1 || true
+	grep -E "^(bench|INSNCOUNT)" "$KWORK/vmcount-$k.log" | sed "s/^/  [$k] /" >&2
+}
+
 boot() { # kernel-name
 	[ "$1" = arm64 ] && { boot_arm64; return; }
+	case "$1" in count-*) count_boot "${1#count-}"; return ;; esac
 	local k=$1 img=$ART/$1/bzImage out=$KWORK/vmtest-$1.log t0
 	[ -f "$img" ] || die "no $img (run deploy/kernel/build.sh $k)"
 	log "booting $k ($img), TCG, 2 vCPUs, timeout ${VM_TIMEOUT}s"
