@@ -57,7 +57,7 @@ log()
 cleanup()
 {
 	local rc=$? m ns
-	trap - EXIT
+	trap - EXIT ERR
 	set +e
 	# purge in the namespace whose devices the pins point at, then drop
 	# the mount (which frees whatever purge could not)
@@ -103,8 +103,25 @@ mount_bpffs()
 	MOUNTS="$MOUNTS $1"
 }
 
+# on_err: an unexpected command failure (set -e) is the test's reason,
+# unless fail() gave one.
+on_err()
+{
+	local rc=$? cmd=$1 where="line $2" i=0 frame
+	# name the line of the test file, not the helper's
+	while frame=$(caller $i); do
+		case $frame in *" $0") where="line ${frame%% *}"; break ;; esac
+		i=$((i + 1))
+	done
+	if [ -n "${REASON_FILE:-}" ] && [ ! -s "$REASON_FILE" ]; then
+		echo "$where: '$cmd' exited $rc" > "$REASON_FILE"
+	fi
+}
+
 setup_ns()
 {
+	set -E
+	trap 'on_err "$BASH_COMMAND" "$LINENO"' ERR
 	trap cleanup EXIT
 	trap 'exit 143' TERM INT
 	WORK=$(mktemp -d "/tmp/cls-netns-$TEST_NAME.XXXXXX")
