@@ -13,7 +13,7 @@ static void attach_usage(FILE *f)
 	fprintf(f,
 		"Usage: classifier attach dev IFACE [ egress | xdp ] [ mode { tcx | tc } ]\n"
 		"                         [ xdp-mode { native | generic } ]\n"
-		"       classifier detach dev IFACE [ egress | xdp ]\n"
+		"       classifier detach dev IFACE [ egress | xdp ]   (default: both)\n"
 		"       classifier status\n"
 		"       classifier purge\n"
 		"egress (default): tc egress, classifies by destination; a tcx\n"
@@ -134,7 +134,12 @@ int do_detach(struct cli *c, int argc, char **argv)
 	if (err)
 		return err;
 	err = cls_detach(c->root, dev, hook);
-	if (err == -ENOENT || err == -ENODEV) {
+	if (err == -ENODEV) {
+		cli_err(c, "no such device \"%s\" (and nothing attached under that name)",
+			dev);
+		return err;
+	}
+	if (err == -ENOENT) {
 		cli_err(c, "%s: classifier is not attached there", dev);
 		return err;
 	}

@@ -12,7 +12,7 @@ static void class_usage(FILE *f)
 	fprintf(f,
 		"Usage: classifier class add CLASSID [ name NAME ] [ ACTION ]...\n"
 		"       classifier class set { CLASSID | NAME | default }\n"
-		"                            [ classid CLASSID | none ] [ name NAME ] [ ACTION ]...\n"
+		"                            [ classid CLASSID ] [ name NAME ] [ ACTION ]...\n"
 		"       classifier class del { CLASSID | NAME }\n"
 		"       classifier class list\n"
 		"CLASSID: tc class handle MAJ:MIN (hex, as tc parses it); packets\n"
@@ -21,7 +21,8 @@ static void class_usage(FILE *f)
 		"ACTION:  mark N | mark none | dscp { 0-63 | EF | AF41 | CS1 ... }\n"
 		"         | dscp none | drop | pass\n"
 		"The default class (packets no route matches) is \"default\";\n"
-		"it sets no priority unless given a classid.\n");
+		"it sets no priority unless given one (classid CLASSID; \"classid\n"
+		"none\" takes it away). Setting another class's classid renames it.\n");
 }
 
 void class_label(const struct cls_class_entry *e, char *buf, size_t n)
@@ -83,10 +84,16 @@ static int parse_class_args(struct cli *c, int argc, char **argv,
 			else
 				e->cls.flags |= CLS_F_DSCP;
 		} else if (!strcmp(k, "classid") && allow_classid) {
+			if (!strcmp(v, "none") && e->idx != CLS_DEFAULT_CLASS) {
+				cli_err(c, "only the default class can be without a classid");
+				return -EINVAL;
+			}
 			if (!strcmp(v, "none")) {
 				e->cls.classid = 0;
 				e->cls.flags &= ~CLS_F_PRIORITY;
-			} else if (parse_classid(v, &e->cls.classid)) {
+			} else if (parse_classid(v, &e->cls.classid) ||
+				   e->cls.classid == 0xFFFFFFFFU ||
+				   e->cls.classid == 0) {
 				return bad_value(c, "classid", v);
 			} else {
 				e->cls.flags |= CLS_F_PRIORITY;
@@ -191,8 +198,7 @@ static int class_set(struct cli *c, int argc, char **argv)
 	if (!err)
 		err = find_class(c, argv[0], &e);
 	if (!err)
-		err = parse_class_args(c, argc - 1, argv + 1, &e,
-				       e.idx == CLS_DEFAULT_CLASS);
+		err = parse_class_args(c, argc - 1, argv + 1, &e, true);
 	if (!err)
 		err = check_unique(c, &e);
 	if (!err && (err = cls_class_store(&c->maps, &e)))
