@@ -57,6 +57,7 @@ struct cls_table_info {
 	size_t bytes;
 };
 int cli_table_summary(struct cli *c, struct cls_table_info *t);
+void cli_table_json(struct json_writer *jw, const struct cls_table_info *t);
 
 /* Format a class for output: its classid, or "default" for index 0. */
 void class_label(const struct cls_class_entry *e, char *buf, size_t n);

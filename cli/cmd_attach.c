@@ -172,14 +172,7 @@ static int status_json(struct cli *c, const struct cls_attachment *a,
 	jw_uint_field(jw, "cpus", c->maps.nr_cpus);
 	if (!cli_table_summary(c, &t)) {
 		jw_name(jw, "ipv4_table");
-		jw_start_object(jw);
-		jw_bool_field(jw, "on", t.on);
-		jw_bool_field(jw, "in_use", t.active);
-		jw_uint_field(jw, "groups", t.groups);
-		jw_uint_field(jw, "groups_used", t.used);
-		jw_uint_field(jw, "ask_trie", t.ask_trie);
-		jw_uint_field(jw, "bytes", t.bytes);
-		jw_end_object(jw);
+		cli_table_json(jw, &t);
 	}
 	jw_name(jw, "attached");
 	jw_start_array(jw);

@@ -42,6 +42,18 @@ int cli_table_summary(struct cli *c, struct cls_table_info *t)
 	return 0;
 }
 
+void cli_table_json(struct json_writer *jw, const struct cls_table_info *t)
+{
+	jw_start_object(jw);
+	jw_bool_field(jw, "on", t->on);
+	jw_bool_field(jw, "in_use", t->active);
+	jw_uint_field(jw, "groups", t->groups);
+	jw_uint_field(jw, "groups_used", t->used);
+	jw_uint_field(jw, "ask_trie", t->ask_trie);
+	jw_uint_field(jw, "bytes", t->bytes);
+	jw_end_object(jw);
+}
+
 static int table_show(struct cli *c)
 {
 	struct cls_table_info t;
@@ -66,14 +78,7 @@ static int table_show(struct cli *c)
 	jw = cli_json(c);
 	if (!jw)
 		return -ENOMEM;
-	jw_start_object(jw);
-	jw_bool_field(jw, "on", t.on);
-	jw_bool_field(jw, "in_use", t.active);
-	jw_uint_field(jw, "groups", t.groups);
-	jw_uint_field(jw, "groups_used", t.used);
-	jw_uint_field(jw, "ask_trie", t.ask_trie);
-	jw_uint_field(jw, "bytes", t.bytes);
-	jw_end_object(jw);
+	cli_table_json(jw, &t);
 	jw_destroy(&jw);
 	return 0;
 }
