@@ -506,19 +506,16 @@ static void test_route_line(void **state)
 }
 
 /*
- * A million-route file must load in well under a second of parsing; the
- * bound here is loose so a busy machine does not fail it, but a per-line
- * allocation or quadratic scan would.
+ * A million generated lines, each parsed and checked: a slip that shows
+ * only at scale (a counter overflow, state kept between lines) fails here.
+ * How fast it parses is bench/'s business, not a test's.
  */
 static void test_route_line_million(void **state)
 {
 	const unsigned int n = 1000000;
 	unsigned int i, sum = 0, want = 0;
-	struct timespec t0, t1;
-	double secs;
 
 	(void)state;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < n; i++) {
 		char line[64];
 		struct cls_prefix p;
@@ -531,12 +528,8 @@ static void test_route_line_million(void **state)
 		sum += p.addr[2] + p.len;
 		want += (i & 0xff) + 24;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	/* Every line was really parsed, not just accepted. */
 	assert_int_equal(sum, want);
-	print_message("1M route lines parsed in %.3f s\n", secs);
-	assert_true(secs < 5.0);
 }
 
 static void test_class_name(void **state)
