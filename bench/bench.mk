@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Bench binaries, built next to the project's own objects:
+#   make OUTPUT=build-bench build-bench/classifier  (skeleton, vmlinux.h)
+#   make -f bench/bench.mk OUTPUT=build-bench
+OUTPUT ?= build-bench
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CC ?= gcc
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+CFLAGS ?= -O2 -g
+CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE
+CPPFLAGS += -I. -I$(OUTPUT)
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	-I. -I$(OUTPUT)
+B := $(OUTPUT)/bench
+# lookup.h grew a DIR-24-8 front; the bare lookup wants the trie alone.
+BPF_CFLAGS += $(shell grep -q cls_lookup_trie xdp_tc/lookup.h && \
+	echo -DBENCH_HAVE_LOOKUP_TRIE)
+
+.DELETE_ON_ERROR:
+.PHONY: all
+all: $(B)/progbench $(B)/prefixgen $(B)/blast
+
+$(B):
+	@mkdir -p $@
+
+$(B)/bench.bpf.o: bench/bench.bpf.c $(wildcard xdp_tc/*.h) \
+		maps/classifier_abi.h $(OUTPUT)/vmlinux.h | $(B)
+	@printf '  %-8s %s\n' BPF $@
+	@$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(B)/bench.skel.h: $(B)/bench.bpf.o
+	@printf '  %-8s %s\n' GEN-SKEL $@
+	@$(BPFTOOL) gen skeleton $< name bench_bpf > $@
+
+$(B)/progbench: bench/progbench.c bench/gen.c bench/gen.h $(B)/bench.skel.h \
+		$(OUTPUT)/classifier.skel.h | $(B)
+	@printf '  %-8s %s\n' LINK $@
+	@$(CC) $(CPPFLAGS) -I$(B) $(CFLAGS) bench/progbench.c bench/gen.c \
+		-lbpf -lelf -lz -o $@
+
+$(B)/prefixgen: bench/prefixgen.c bench/gen.c bench/gen.h | $(B)
+	@printf '  %-8s %s\n' LINK $@
+	@$(CC) $(CPPFLAGS) $(CFLAGS) bench/prefixgen.c bench/gen.c -o $@
+
+$(B)/blast: bench/blast.c | $(B)
+	@printf '  %-8s %s\n' LINK $@
+	@$(CC) $(CPPFLAGS) $(CFLAGS) bench/blast.c -lbpf -o $@

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Program cost under BPF_PROG_TEST_RUN: the real cls_egress against an
+ * empty program and the bare route lookup, IPv4 and IPv6, for tables of
+ * several sizes, rounds interleaved.  Prints one JSON object per line;
+ * bench/report.py turns them into tables.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "maps/classifier_abi.h"
+#include "classifier.skel.h"
+#include "bench.skel.h"
+#include "bench/gen.h"
+
+#define SPREAD	  65536 /* must match BENCH_ADDRS in bench.bpf.c */
+#define MAX_SIZES 8
+
+struct opts {
+	size_t sizes[MAX_SIZES];
+	int nsizes;
+	int rounds;
+	__u32 repeat;
+	__u64 seed;
+};
+
+struct table {
+	size_t n;
+	int trie[2]; /* v4, v6 */
+	uint8_t hot[2][16];
+	uint8_t (*spread[2])[16];
+	double fill_ns[2]; /* one bpf_map_update_elem per prefix */
+};
+
+struct ctx {
+	struct classifier_bpf *cls;
+	struct bench_bpf *bench;
+	int cpu;
+};
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int pin_cpu(void)
+{
+	cpu_set_t set;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -errno;
+	for (cpu = CPU_SETSIZE - 1; cpu >= 0; cpu--)
+		if (CPU_ISSET(cpu, &set))
+			break;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -errno;
+	return cpu;
+}
+
+static int new_trie(int v6)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_NO_PREALLOC);
+
+	return bpf_map_create(
+		BPF_MAP_TYPE_LPM_TRIE, "bench_routes",
+		v6 ? sizeof(struct cls_v6_key) : sizeof(struct cls_v4_key),
+		sizeof(__u32), v6 ? CLS_MAX_ROUTES_V6 : CLS_MAX_ROUTES_V4, &o);
+}
+
+/* Which path the loader's cls_trie_fill takes on this kernel. */
+static void probe_batch(void)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, o, .elem_flags = BPF_ANY);
+	struct cls_v4_key k = {.prefixlen = 8, .addr = {10}};
+	__u32 v = 1, count = 1;
+	int fd = new_trie(0), err = 0;
+
+	if (fd < 0) {
+		fprintf(stderr, "progbench: trie: %s\n", strerror(errno));
+		return;
+	}
+	if (bpf_map_update_batch(fd, &k, &v, &count, &o))
+		err = errno;
+	printf("{\"part\":\"probe\",\"lpm_update_batch\":\"%s\","
+	       "\"errno\":%d}\n",
+	       err ? strerror(err) : "ok", err);
+	close(fd);
+}
+
+static int fill(struct table *tb, int v6, const struct gen_table *g)
+{
+	struct cls_v6_key k;
+	__u32 v;
+	double t0;
+	size_t i;
+
+	tb->trie[v6] = new_trie(v6);
+	if (tb->trie[v6] < 0)
+		return -errno;
+	t0 = now_ns();
+	for (i = 0; i < g->n; i++) {
+		memset(&k, 0, sizeof(k));
+		k.prefixlen = g->p[i].len;
+		memcpy(k.addr, g->p[i].addr, v6 ? 16 : 4);
+		v = g->p[i].class_idx + 1;
+		if (bpf_map_update_elem(tb->trie[v6], &k, &v, BPF_ANY))
+			return -errno;
+	}
+	tb->fill_ns[v6] = now_ns() - t0;
+	return 0;
+}
+
+static int build_table(struct table *tb, size_t n, __u64 seed)
+{
+	struct gen_table g;
+	int v6, err;
+
+	memset(tb, 0, sizeof(*tb));
+	tb->n = n;
+	tb->trie[0] = tb->trie[1] = -1;
+	for (v6 = 0; v6 < 2; v6++) {
+		err = gen_table(&g, v6, n, seed);
+		if (err)
+			return err;
+		err = fill(tb, v6, &g);
+		if (!err) {
+			gen_hot(&g, tb->hot[v6]);
+			tb->spread[v6] = calloc(SPREAD, 16);
+			if (!tb->spread[v6])
+				err = -ENOMEM;
+		}
+		if (!err)
+			gen_spread(&g, SPREAD, seed, tb->spread[v6]);
+		gen_free(&g);
+		if (err)
+			return err;
+		printf("{\"part\":\"fill\",\"family\":\"%s\",\"n\":%zu,"
+		       "\"ns_per_prefix\":%.1f}\n",
+		       v6 ? "v6" : "v4", n, tb->fill_ns[v6] / n);
+	}
+	return 0;
+}
+
+/* Ethernet + IPv4/IPv6 + UDP, 64 bytes of frame for IPv4. */
+static size_t mk_pkt(__u8 *buf, int v6, const uint8_t dst[16])
+{
+	size_t l3 = 14, len = v6 ? 14 + 40 + 8 + 16 : 14 + 20 + 8 + 22;
+
+	memset(buf, 0, 128);
+	buf[12] = v6 ? 0x86 : 0x08;
+	buf[13] = v6 ? 0xdd : 0x00;
+	if (v6) {
+		buf[l3] = 0x60;
+		buf[l3 + 5] = 8 + 16; /* payload length */
+		buf[l3 + 6] = 17;
+		buf[l3 + 7] = 64;
+		buf[l3 + 8] = 0x20;
+		buf[l3 + 9] = 0x01;
+		buf[l3 + 23] = 1;
+		memcpy(buf + l3 + 24, dst, 16);
+	} else {
+		__u16 tot = htons(20 + 8 + 22);
+
+		buf[l3] = 0x45;
+		memcpy(buf + l3 + 2, &tot, 2);
+		buf[l3 + 8] = 64;
+		buf[l3 + 9] = 17;
+		buf[l3 + 12] = 192;
+		buf[l3 + 15] = 1;
+		memcpy(buf + l3 + 16, dst, 4);
+	}
+	return len;
+}
+
+static int set_stats(struct ctx *c, __u32 on)
+{
+	struct cls_config cfg = {.stats_on = on,
+				 .abi_version = CLS_ABI_VERSION};
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(bpf_map__fd(c->cls->maps.config), &zero,
+				   &cfg, BPF_ANY);
+}
+
+static int test_run(int prog, const __u8 *pkt, size_t len, __u32 repeat,
+		    __u32 *ns)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = len,
+		    .repeat = repeat);
+
+	if (bpf_prog_test_run_opts(prog, &o))
+		return -errno;
+	*ns = o.duration;
+	return 0;
+}
+
+static int set_jmp(struct ctx *c, int prog)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(bpf_map__fd(c->bench->maps.bench_jmp), &zero,
+				   &prog, BPF_ANY);
+}
+
+enum kase {
+	K_EMPTY,
+	K_BARE_HOT,
+	K_FULL_HOT,
+	K_FULL_HOT_NOSTATS,
+	K_BARE_MISS,
+	K_FULL_MISS,
+	K_SPREAD_FLOOR,
+	K_SPREAD_BARE,
+	K_SPREAD_FULL,
+	K_MAX,
+};
+
+static const char *const kase_name[K_MAX] = {
+	"empty",       "bare_hot",  "full_hot",	    "full_hot_nostats",
+	"bare_miss",   "full_miss", "spread_floor", "spread_bare",
+	"spread_full",
+};
+
+static int run_case(struct ctx *c, enum kase k, int v6, const struct table *tb,
+		    __u32 repeat, __u32 *ns)
+{
+	int full = bpf_program__fd(c->cls->progs.cls_egress);
+	int bare = bpf_program__fd(c->bench->progs.bench_bare_lookup);
+	int empty = bpf_program__fd(c->bench->progs.bench_empty);
+	int spread = bpf_program__fd(c->bench->progs.bench_spread);
+	uint8_t miss[16];
+	__u8 pkt[128];
+	size_t len;
+	int err;
+
+	gen_miss(v6, miss);
+	len = mk_pkt(pkt, v6,
+		     k == K_BARE_MISS || k == K_FULL_MISS ? miss : tb->hot[v6]);
+	switch (k) {
+	case K_EMPTY:
+		return test_run(empty, pkt, len, repeat, ns);
+	case K_BARE_HOT:
+	case K_BARE_MISS:
+		return test_run(bare, pkt, len, repeat, ns);
+	case K_FULL_HOT:
+	case K_FULL_MISS:
+		return test_run(full, pkt, len, repeat, ns);
+	case K_FULL_HOT_NOSTATS:
+		err = set_stats(c, 0);
+		if (!err)
+			err = test_run(full, pkt, len, repeat, ns);
+		set_stats(c, 1);
+		return err;
+	case K_SPREAD_FLOOR:
+	case K_SPREAD_BARE:
+	case K_SPREAD_FULL:
+		err = set_jmp(c, k == K_SPREAD_FLOOR  ? empty
+				 : k == K_SPREAD_BARE ? bare
+						      : full);
+		if (err)
+			return -errno;
+		/* Every destination equally often. */
+		repeat = (repeat + SPREAD - 1) / SPREAD * SPREAD;
+		return test_run(spread, pkt, len, repeat, ns);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int install(struct ctx *c, const struct table *tb, int v6)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, o, .elem_flags = BPF_ANY);
+	int outer = v6 ? bpf_map__fd(c->cls->maps.routes_v6)
+		       : bpf_map__fd(c->cls->maps.routes_v4);
+	struct cls_v6_key *vals;
+	__u32 *keys, zero = 0, count = SPREAD, i;
+	int err = 0;
+
+	if (bpf_map_update_elem(outer, &zero, &tb->trie[v6], BPF_ANY))
+		return -errno;
+	keys = calloc(SPREAD, sizeof(*keys));
+	vals = calloc(SPREAD, sizeof(*vals));
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < SPREAD; i++) {
+		keys[i] = i;
+		memcpy(vals[i].addr, tb->spread[v6][i], 16);
+	}
+	if (bpf_map_update_batch(bpf_map__fd(c->bench->maps.bench_addrs), keys,
+				 vals, &count, &o))
+		err = -errno;
+out:
+	free(keys);
+	free(vals);
+	return err;
+}
+
+static int setup(struct ctx *c)
+{
+	struct cls_class cls = {.flags = CLS_F_VALID};
+	int ncpus = libbpf_num_possible_cpus(), fd, err;
+	__u32 i;
+
+	c->cls = classifier_bpf__open();
+	if (!c->cls)
+		return -errno;
+	err = bpf_map__set_max_entries(c->cls->maps.stats,
+				       ncpus * CLS_STATS_STRIDE);
+	if (!err)
+		err = classifier_bpf__load(c->cls);
+	if (err)
+		return err;
+	fd = bpf_map__fd(c->cls->maps.classes);
+	for (i = 0; i <= GEN_CLASSES; i++) {
+		if (bpf_map_update_elem(fd, &i, &cls, BPF_ANY))
+			return -errno;
+		cls.flags = CLS_F_VALID | CLS_F_PRIORITY;
+		cls.classid = 1U << 16 | (0x10 + i);
+	}
+	c->bench = bench_bpf__open();
+	if (!c->bench)
+		return -errno;
+#define REUSE(m)                                                               \
+	bpf_map__reuse_fd(c->bench->maps.m, bpf_map__fd(c->cls->maps.m))
+	err = REUSE(config) ?: REUSE(classes) ?: REUSE(class_meta)
+		?: REUSE(routes_v4) ?: REUSE(routes_v6) ?: REUSE(stats);
+#undef REUSE
+	if (!err)
+		err = bench_bpf__load(c->bench);
+	if (!err)
+		err = set_stats(c, 1);
+	return err;
+}
+
+static int parse_sizes(struct opts *o, char *s)
+{
+	char *tok, *save = NULL;
+
+	o->nsizes = 0;
+	for (tok = strtok_r(s, ",", &save); tok && o->nsizes < MAX_SIZES;
+	     tok = strtok_r(NULL, ",", &save))
+		o->sizes[o->nsizes++] = strtoull(tok, NULL, 0);
+	return o->nsizes ? 0 : -EINVAL;
+}
+
+static int parse_opts(struct opts *o, int argc, char **argv)
+{
+	int i;
+
+	*o = (struct opts){.rounds = 5, .repeat = 100000, .seed = 1};
+	o->sizes[0] = 10;
+	o->sizes[1] = 1000;
+	o->nsizes = 2;
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--sizes")) {
+			if (parse_sizes(o, argv[i + 1]))
+				return -EINVAL;
+		} else if (!strcmp(argv[i], "--rounds")) {
+			o->rounds = atoi(argv[i + 1]);
+		} else if (!strcmp(argv[i], "--repeat")) {
+			o->repeat = strtoul(argv[i + 1], NULL, 0);
+		} else if (!strcmp(argv[i], "--seed")) {
+			o->seed = strtoull(argv[i + 1], NULL, 0);
+		} else {
+			return -EINVAL;
+		}
+	}
+	return i == argc ? 0 : -EINVAL;
+}
+
+int main(int argc, char **argv)
+{
+	struct table tb[MAX_SIZES] = {};
+	struct ctx c = {};
+	struct opts o;
+	int r, s, v6, k, kk, err;
+	__u32 ns = 0;
+
+	if (parse_opts(&o, argc, argv)) {
+		fprintf(stderr, "usage: progbench [--sizes N,N..] [--rounds R]"
+				" [--repeat K] [--seed S]\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	c.cpu = pin_cpu();
+	err = c.cpu < 0 ? c.cpu : setup(&c);
+	if (err)
+		goto out;
+	probe_batch();
+	for (s = 0; s < o.nsizes && !err; s++)
+		err = build_table(&tb[s], o.sizes[s], o.seed);
+	/* Rounds outermost, case order rotated, so drift hits all alike. */
+	for (r = 0; r < o.rounds && !err; r++) {
+		for (s = 0; s < o.nsizes && !err; s++) {
+			for (v6 = 0; v6 < 2 && !err; v6++) {
+				err = install(&c, &tb[s], v6);
+				for (kk = 0; kk < K_MAX && !err; kk++) {
+					k = (kk + r + s) % K_MAX;
+					err = run_case(&c, k, v6, &tb[s],
+						       o.repeat, &ns);
+					if (err)
+						break;
+					printf("{\"part\":\"prog\",\"family\":"
+					       "\"%s\",\"n\":%zu,\"case\":"
+					       "\"%s\",\"round\":%d,\"ns\":%u}"
+					       "\n",
+					       v6 ? "v6" : "v4", tb[s].n,
+					       kase_name[k], r, ns);
+				}
+			}
+		}
+	}
+	if (!err && c.bench->bss->bench_tail_fail) {
+		fprintf(stderr, "progbench: %llu tail calls failed\n",
+			(unsigned long long)c.bench->bss->bench_tail_fail);
+		err = -EIO;
+	}
+out:
+	if (err)
+		fprintf(stderr, "progbench: %s\n", strerror(-err));
+	for (s = 0; s < MAX_SIZES; s++) {
+		for (v6 = 0; v6 < 2; v6++) {
+			if (tb[s].n && tb[s].trie[v6] >= 0)
+				close(tb[s].trie[v6]);
+			free(tb[s].spread[v6]);
+		}
+	}
+	bench_bpf__destroy(c.bench);
+	classifier_bpf__destroy(c.cls);
+	return err ? 1 : 0;
+}
