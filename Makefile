@@ -14,7 +14,7 @@ CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE
 CPPFLAGS += -I. -I$(OUTPUT)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-I. -I$(OUTPUT)
-LDLIBS += -lbpf -lelf -lz -lmnl
+LDLIBS += -lbpf -lelf -lz -lmnl -pthread
 
 ifeq ($(V),1)
 Q =

@@ -19,6 +19,7 @@ struct cli {
 	struct cls_maps maps;
 	bool maps_open;
 	int lock_fd;
+	struct class_index *classes; /* read once per run, see class_index.c */
 	const char *cmd;   /* "route add", for error lines */
 	char where[PATH_MAX + 32]; /* "FILE:LINE: " inside a batch */
 };
@@ -33,6 +34,11 @@ int cli_errno(struct cli *c, int err, const char *what);
 int cli_maps_read(struct cli *c);
 /* Pinned maps for a change: mounts bpffs, creates the maps, takes the lock. */
 int cli_maps_write(struct cli *c);
+
+/* Class token (classid or name) -> index: -ENOENT, -EINVAL (neither). */
+int cli_class_resolve(struct cli *c, const char *tok, __u32 *idx);
+/* After a class was added, changed or deleted. */
+void cli_classes_changed(struct cli *c);
 
 /* iproute2's matches(): arg is a non-empty prefix of word. */
 bool matches(const char *arg, const char *word);

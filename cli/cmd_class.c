@@ -169,6 +169,7 @@ static int class_add(struct cli *c, int argc, char **argv)
 	err = check_unique(c, &e);
 	if (!err && (err = cls_class_store(&c->maps, &e)))
 		cli_errno(c, err, argv[0]);
+	cli_classes_changed(c);
 	return err;
 }
 
@@ -203,6 +204,7 @@ static int class_set(struct cli *c, int argc, char **argv)
 		err = check_unique(c, &e);
 	if (!err && (err = cls_class_store(&c->maps, &e)))
 		cli_errno(c, err, argv[0]);
+	cli_classes_changed(c);
 	return err;
 }
 
@@ -233,6 +235,7 @@ static int class_del(struct cli *c, int argc, char **argv)
 		return -EBUSY;
 	}
 	err = cls_class_clear(&c->maps, e.idx);
+	cli_classes_changed(c);
 	return err ? cli_errno(c, err, argv[0]) : 0;
 }
 

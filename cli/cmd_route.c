@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* classifier route ... and classifier lookup ADDR */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,8 +40,7 @@ static int get_prefix(struct cli *c, const char *s, struct cls_prefix *p)
 
 static int get_class(struct cli *c, const char *tok, __u32 *idx)
 {
-	struct cls_class_entry e;
-	int err = cls_class_find(&c->maps, tok, &e);
+	int err = cli_class_resolve(c, tok, idx);
 
 	if (err == -ENOENT) {
 		cli_err(c, "unknown class \"%s\" (see 'classifier class list')",
@@ -51,10 +51,7 @@ static int get_class(struct cli *c, const char *tok, __u32 *idx)
 		cli_err(c, "\"%s\" is neither a classid nor a class name", tok);
 		return err;
 	}
-	if (err)
-		return cli_errno(c, err, "reading classes");
-	*idx = e.idx;
-	return 0;
+	return err ? cli_errno(c, err, "reading classes") : 0;
 }
 
 static int route_update(struct cli *c, int argc, char **argv, int how)
@@ -231,33 +228,15 @@ static int route_set_add(struct route_set *s, const struct cls_prefix *p,
 	return 0;
 }
 
-/* Resolve a class token, caching the last hit: route files repeat classes. */
-static int resolve_cached(struct cli *c, const char *tok, __u32 *idx,
-			  char *last_tok, size_t n, __u32 *last_idx)
-{
-	int err;
-
-	if (*last_tok && !strcmp(tok, last_tok)) {
-		*idx = *last_idx;
-		return 0;
-	}
-	err = get_class(c, tok, idx);
-	if (!err) {
-		snprintf(last_tok, n, "%s", tok);
-		*last_idx = *idx;
-	}
-	return err;
-}
-
 static int read_route_file(struct cli *c, const char *file,
 			   struct route_set *s)
 {
 	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
-	char *line = NULL, *tok, last_tok[64] = "";
+	char *line = NULL, *tok;
 	size_t cap = 0, lineno = 0;
 	struct cls_prefix p;
 	const char *why;
-	__u32 idx, last_idx = 0;
+	__u32 idx;
 	int err = 0, rc;
 
 	if (!f)
@@ -276,8 +255,7 @@ static int read_route_file(struct cli *c, const char *file,
 
 			snprintf(c->where + at, sizeof(c->where) - at,
 				 "%s:%zu: ", file, lineno);
-			err = resolve_cached(c, tok, &idx, last_tok,
-					     sizeof(last_tok), &last_idx);
+			err = get_class(c, tok, &idx);
 			c->where[at] = '\0';
 			if (!err)
 				err = route_set_add(s, &p, idx);
@@ -291,15 +269,52 @@ static int read_route_file(struct cli *c, const char *file,
 	return err;
 }
 
+struct table_job {
+	struct cls_maps *m;
+	const struct cls_route *r;
+	size_t n;
+	int err;
+};
+
+static void *paint_table(void *arg)
+{
+	struct table_job *job = arg;
+
+	job->err = cls_dir24_fill(job->m, job->r, job->n);
+	return NULL;
+}
+
+static int fill_tries(struct cli *c, const struct route_set *s, int fds[2])
+{
+	int f, err = 0;
+
+	for (f = 0; !err && f < 2; f++) {
+		int family = f ? AF_INET6 : AF_INET;
+
+		fds[f] = cls_trie_create(family);
+		if (fds[f] < 0)
+			err = cli_errno(c, fds[f], "creating table");
+		else if ((err = cls_trie_fill(fds[f], family, s->r[f],
+					      s->n[f])))
+			cli_errno(c, err, "filling table");
+	}
+	return err;
+}
+
 /*
  * Parse everything first, then build fresh tries off to the side, then
  * publish each with one map update: a bad line or a full map changes
  * nothing, and packets see either the old or the new table of a family.
+ * The IPv4 table is taken out of use first (packets ask the old trie) and
+ * repainted on another thread while the kernel fills the new tries.
  */
 static int route_load(struct cli *c, int argc, char **argv)
 {
+	struct table_job job = { .m = &c->maps };
 	struct route_set s = {};
 	int fds[2] = { -1, -1 };
+	bool painting = false;
+	pthread_t painter;
 	int f, err;
 
 	if (argc != 1) {
@@ -309,28 +324,34 @@ static int route_load(struct cli *c, int argc, char **argv)
 	err = cli_maps_write(c);
 	if (!err)
 		err = read_route_file(c, argv[0], &s);
-	for (f = 0; !err && f < 2; f++) {
-		int family = f ? AF_INET6 : AF_INET;
-
-		fds[f] = cls_trie_create(family);
-		if (fds[f] < 0)
-			err = cli_errno(c, fds[f], "creating table");
-		else if ((err = cls_trie_fill(fds[f], family, s.r[f], s.n[f])))
-			cli_errno(c, err, "filling table");
-	}
-	/* Packets use the trie while the IPv4 table is repainted. */
+	if (!err && (err = cls_dir24_map(&c->maps)))
+		cli_errno(c, err, "mapping the IPv4 table");
 	if (!err && (err = cls_dir24_suspend(&c->maps)))
 		cli_errno(c, err, "suspending the IPv4 table");
+	if (!err && c->maps.dir24.on) {
+		job.r = s.r[0];
+		job.n = s.n[0];
+		painting = !pthread_create(&painter, NULL, paint_table, &job);
+		if (!painting)
+			paint_table(&job);
+	}
+	if (!err)
+		err = fill_tries(c, &s, fds);
+	if (painting)
+		pthread_join(painter, NULL);
+	if (!err && (err = job.err))
+		cli_errno(c, err, "building the IPv4 table");
 	for (f = 0; !err && f < 2; f++) {
 		err = cls_trie_publish(&c->maps, f ? AF_INET6 : AF_INET,
 				       fds[f]);
 		if (err)
 			cli_errno(c, err, "publishing table");
 	}
-	if (!err && (err = cls_dir24_build(&c->maps, s.r[0], s.n[0])))
-		cli_errno(c, err, "building the IPv4 table");
+	if (!err && c->maps.dir24.on &&
+	    (err = cls_set_lookup_mode(&c->maps, CLS_LOOKUP_DIR24)))
+		cli_errno(c, err, "switching to the IPv4 table");
 	/* Whatever failed, leave the table equal to the trie that is live. */
-	if (err && cls_dir24_rebuild(&c->maps, true))
+	if (err && c->maps.dir24_mem && cls_dir24_rebuild(&c->maps, true))
 		cli_err(c, "IPv4 table left off; 'classifier table rebuild' restores it");
 	for (f = 0; f < 2; f++) {
 		if (fds[f] >= 0)

@@ -18,7 +18,7 @@ static void table_usage(FILE *f)
 		"the LPM trie stays the truth. It takes 64 MiB plus 1 KiB per\n"
 		"group; a group holds one /24 that has longer prefixes in it.\n"
 		"When groups run out, those /24s are answered by the trie.\n"
-		"Default: on, %u groups. on/off rebuilds and switches every\n"
+		"Default: on, %u groups (192 MiB). on/off rebuilds and switches every\n"
 		"attachment in place; packets use the trie meanwhile.\n",
 		CLS_DIR24_DEFAULT_GROUPS);
 }

@@ -56,6 +56,7 @@ static void usage(FILE *f)
 
 static void cli_release(struct cli *c)
 {
+	cli_classes_changed(c);
 	if (c->maps_open)
 		cls_maps_close(&c->maps);
 	c->maps_open = false;

@@ -12,19 +12,36 @@
 
 #include "maps/maps.h"
 
-static int read_all(const struct cls_maps *m, struct cls_class *cls,
-		    struct cls_class_meta *meta)
+static int read_one_by_one(int fd, void *vals, size_t size)
 {
 	__u32 i;
 
-	/* Arrays are small (CLS_MAX_CLASSES); a lookup each keeps 6.1 simple. */
-	for (i = 0; i < CLS_MAX_CLASSES; i++) {
-		if (bpf_map_lookup_elem(m->classes_fd, &i, &cls[i]))
+	for (i = 0; i < CLS_MAX_CLASSES; i++)
+		if (bpf_map_lookup_elem(fd, &i, (char *)vals + i * size))
 			return -errno;
-		if (meta && bpf_map_lookup_elem(m->class_meta_fd, &i, &meta[i]))
-			return -errno;
-	}
 	return 0;
+}
+
+/* The whole array in one or two syscalls where the kernel has batch ops. */
+static int read_array(int fd, void *vals, size_t size)
+{
+	__u32 keys[CLS_MAX_CLASSES], out_batch, count = CLS_MAX_CLASSES;
+
+	if (!bpf_map_lookup_batch(fd, NULL, &out_batch, keys, vals, &count,
+				  NULL) ||
+	    (errno == ENOENT && count == CLS_MAX_CLASSES))
+		return 0;
+	return read_one_by_one(fd, vals, size);
+}
+
+static int read_all(const struct cls_maps *m, struct cls_class *cls,
+		    struct cls_class_meta *meta)
+{
+	int err = read_array(m->classes_fd, cls, sizeof(*cls));
+
+	if (!err && meta)
+		err = read_array(m->class_meta_fd, meta, sizeof(*meta));
+	return err;
 }
 
 int cls_class_dump(const struct cls_maps *m, struct cls_class_entry **out,

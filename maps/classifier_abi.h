@@ -105,7 +105,7 @@ struct cls_counter {
 #define CLS_DIR24_ASK_TRIE 0xFFFFFFFFU
 #define CLS_DIR24_CLASS_MASK 0xFFFFU
 #define CLS_DIR24_PLEN_SHIFT 16
-#define CLS_DIR24_DEFAULT_GROUPS 65536
+#define CLS_DIR24_DEFAULT_GROUPS 131072
 #define CLS_DIR24_MAX_GROUPS (1U << 20)
 
 /* How packets find their IPv4 class; IPv6 always uses the trie. */
