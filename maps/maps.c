@@ -56,6 +56,7 @@ int cls_maps_open(struct cls_maps *m, const char *root)
 
 	memset(m, 0, sizeof(*m));
 	m->root_fd = -1;
+	m->trie_fd[0] = m->trie_fd[1] = -1;
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		*want[i].fd = -1;
 	snprintf(m->root, sizeof(m->root), "%s", root);
@@ -82,7 +83,7 @@ void cls_maps_close(struct cls_maps *m)
 {
 	int *fds[] = { &m->config_fd,	 &m->classes_fd,  &m->class_meta_fd,
 		       &m->routes_fd[0], &m->routes_fd[1], &m->stats_fd,
-		       &m->dir24_fd };
+		       &m->dir24_fd,	 &m->trie_fd[0],  &m->trie_fd[1] };
 	size_t i;
 
 	if (m->stats_mem)

@@ -39,6 +39,7 @@ struct cls_maps {
 	int classes_fd;
 	int class_meta_fd;
 	int routes_fd[2]; /* outer one-slot ARRAY_OF_MAPS: [0] v4, [1] v6 */
+	int trie_fd[2];   /* the live tries, once looked up */
 	int stats_fd;
 	int dir24_fd;
 	unsigned int nr_cpus;
@@ -77,7 +78,7 @@ int cls_trie_create(int family);
 /* fd of the trie currently in the family's slot. */
 int cls_trie_current(const struct cls_maps *m, int family);
 /* Publish a trie: one map update, so packets see the old or the new table. */
-int cls_trie_publish(const struct cls_maps *m, int family, int trie_fd);
+int cls_trie_publish(struct cls_maps *m, int family, int trie_fd);
 /* Insert n routes into trie_fd (batched where the kernel allows). */
 int cls_trie_fill(int trie_fd, int family, const struct cls_route *r,
 		  size_t n);

@@ -75,14 +75,30 @@ int cls_trie_current(const struct cls_maps *m, int family)
 	return fd < 0 ? -errno : fd;
 }
 
-int cls_trie_publish(const struct cls_maps *m, int family, int trie_fd)
+int cls_trie_publish(struct cls_maps *m, int family, int trie_fd)
 {
+	int slot = cls_family_slot(family);
 	__u32 zero = 0;
 
-	if (bpf_map_update_elem(m->routes_fd[cls_family_slot(family)], &zero,
-				&trie_fd, BPF_ANY))
+	if (bpf_map_update_elem(m->routes_fd[slot], &zero, &trie_fd, BPF_ANY))
 		return -errno;
+	if (m->trie_fd[slot] >= 0)
+		close(m->trie_fd[slot]);
+	m->trie_fd[slot] = -1;
 	return 0;
+}
+
+/*
+ * The live trie for many single-route changes (-batch): found once, then
+ * kept until we publish another.  The lock keeps others from publishing.
+ */
+static int live_trie(struct cls_maps *m, int family)
+{
+	int slot = cls_family_slot(family);
+
+	if (m->trie_fd[slot] < 0)
+		m->trie_fd[slot] = cls_trie_current(m, family);
+	return m->trie_fd[slot];
 }
 
 static int fill_one_by_one(int fd, const struct cls_route *r, size_t n)
@@ -151,14 +167,13 @@ int cls_route_update(struct cls_maps *m, const struct cls_prefix *p,
 	union cls_key k;
 	int fd, err = 0;
 
-	fd = cls_trie_current(m, p->family);
+	fd = live_trie(m, p->family);
 	if (fd < 0)
 		return fd;
 	key_from_prefix(&k, p);
 	if (bpf_map_update_elem(fd, &k, &class_idx,
 				how == CLS_ROUTE_ADD ? BPF_NOEXIST : BPF_ANY))
 		err = -errno;
-	close(fd);
 	return err ? err : cls_dir24_route_changed(m, p, true, class_idx);
 }
 
@@ -167,13 +182,12 @@ int cls_route_delete(struct cls_maps *m, const struct cls_prefix *p)
 	union cls_key k;
 	int fd, err = 0;
 
-	fd = cls_trie_current(m, p->family);
+	fd = live_trie(m, p->family);
 	if (fd < 0)
 		return fd;
 	key_from_prefix(&k, p);
 	if (bpf_map_delete_elem(fd, &k))
 		err = -errno;
-	close(fd);
 	return err ? err : cls_dir24_route_changed(m, p, false, 0);
 }
 
