@@ -18,7 +18,7 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define BENCH_ADDRS	(1U << 16) /* power of two: the index is masked */
+#define BENCH_ADDRS	(1U << 20) /* power of two: the index is masked */
 #define BENCH_TC_UNSPEC (-1) /* TC_ACT_UNSPEC: vmlinux.h has no #defines */
 
 /* Destinations the spread wrapper writes into the packet, one per run. */
@@ -38,6 +38,8 @@ struct {
 } bench_jmp SEC(".maps");
 
 __u32 bench_next;
+/* How many of bench_addrs the wrapper cycles through, minus one. */
+__u32 bench_mask = (1U << 16) - 1;
 __u64 bench_tail_fail;
 
 /* The floor: what a run costs the kernel with no work in the program. */
@@ -104,14 +106,14 @@ int bench_bare_lookup(struct __sk_buff *skb)
 
 /*
  * PROG_TEST_RUN repeats one packet; this gives each run the next of
- * BENCH_ADDRS destinations, then tail-calls the program under test.
+ * bench_mask + 1 destinations, then tail-calls the program under test.
  */
 SEC("tc")
 int bench_spread(struct __sk_buff *skb)
 {
 	struct cls_v6_key *a;
 	struct cls_pkt pkt = {};
-	__u32 i = bench_next++ & (BENCH_ADDRS - 1);
+	__u32 i = bench_next++ & bench_mask & (BENCH_ADDRS - 1);
 	__u8 *dst;
 
 	a = bpf_map_lookup_elem(&bench_addrs, &i);

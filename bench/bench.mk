@@ -20,7 +20,7 @@ BPF_CFLAGS += $(shell grep -q cls_lookup_trie xdp_tc/lookup.h && \
 
 .DELETE_ON_ERROR:
 .PHONY: all
-all: $(B)/progbench $(B)/prefixgen $(B)/blast
+all: $(B)/progbench $(B)/prefixgen $(B)/blast $(B)/routebench
 
 $(B):
 	@mkdir -p $@
@@ -34,11 +34,12 @@ $(B)/bench.skel.h: $(B)/bench.bpf.o
 	@printf '  %-8s %s\n' GEN-SKEL $@
 	@$(BPFTOOL) gen skeleton $< name bench_bpf > $@
 
+# progbench paints the DIR-24-8 table with the project's own painter.
 $(B)/progbench: bench/progbench.c bench/gen.c bench/gen.h $(B)/bench.skel.h \
-		$(OUTPUT)/classifier.skel.h | $(B)
+		$(OUTPUT)/classifier.skel.h maps/dir24.c maps/dir24.h | $(B)
 	@printf '  %-8s %s\n' LINK $@
 	@$(CC) $(CPPFLAGS) -I$(B) $(CFLAGS) bench/progbench.c bench/gen.c \
-		-lbpf -lelf -lz -o $@
+		maps/dir24.c -lbpf -lelf -lz -o $@
 
 $(B)/prefixgen: bench/prefixgen.c bench/gen.c bench/gen.h | $(B)
 	@printf '  %-8s %s\n' LINK $@
@@ -47,3 +48,11 @@ $(B)/prefixgen: bench/prefixgen.c bench/gen.c bench/gen.h | $(B)
 $(B)/blast: bench/blast.c | $(B)
 	@printf '  %-8s %s\n' LINK $@
 	@$(CC) $(CPPFLAGS) $(CFLAGS) bench/blast.c -lbpf -o $@
+
+# The project's user-space library, as `make OUTPUT=...` built it for the CLI.
+LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard lib/*.c maps/*.c loader/*.c))
+
+$(B)/routebench: bench/routebench.c $(LIB_OBJS) | $(B)
+	@printf '  %-8s %s\n' LINK $@
+	@$(CC) $(CPPFLAGS) $(CFLAGS) bench/routebench.c $(LIB_OBJS) \
+		-lbpf -lelf -lz -lmnl -o $@

@@ -6,6 +6,7 @@
  *   prefixgen byclass [v6] N SEED     the same lines grouped by class
  *   prefixgen batch  [v6] N SEED      "route add ..." for classifier -batch
  *   prefixgen u32    N SEED DEV       tc -batch, one u32 filter per prefix
+ *   prefixgen groups N SEED          DIR-24-8 groups the IPv4 set needs
  *   prefixgen nft    N SEED           nft -f: interval map + postrouting rule
  *   prefixgen dests  [v6] N SEED K    K destinations inside the prefixes
  */
@@ -120,6 +121,20 @@ int main(int argc, char **argv)
 			       "u32 match ip dst %s/%u flowid 1:%x\n",
 			       argv[a + 2], addr_str(0, t.p[i].addr, buf),
 			       t.p[i].len, 0x10 + t.p[i].class_idx);
+	} else if (!strcmp(kind, "groups") && !v6) {
+		/* One per /24 holding a longer prefix (t.p is address order). */
+		uint32_t last = 0, s24;
+		size_t g = 0;
+
+		for (i = 0; i < t.n; i++) {
+			if (t.p[i].len <= 24)
+				continue;
+			s24 = (uint32_t)t.p[i].addr[0] << 16 |
+			      t.p[i].addr[1] << 8 | t.p[i].addr[2];
+			g += !g || s24 != last;
+			last = s24;
+		}
+		printf("%zu\n", g);
 	} else if (!strcmp(kind, "nft") && !v6) {
 		if (write_nft(&t))
 			return 1;
@@ -141,6 +156,6 @@ usage:
 	fprintf(stderr,
 		"usage: prefixgen { routes | byclass | batch | dests } [v6] N "
 		"SEED [K]\n       prefixgen u32 N SEED DEV\n"
-		"       prefixgen nft N SEED\n");
+		"       prefixgen { nft | groups } N SEED\n");
 	return 2;
 }

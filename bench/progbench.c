@@ -2,8 +2,10 @@
 /*
  * Program cost under BPF_PROG_TEST_RUN: the real cls_egress against an
  * empty program and the bare route lookup, IPv4 and IPv6, for tables of
- * several sizes, rounds interleaved.  Prints one JSON object per line;
- * bench/report.py turns them into tables.
+ * several sizes, rounds interleaved.  With --table: IPv4 only, cls_egress
+ * with config.lookup_mode TRIE against DIR24, the table painted by
+ * maps/dir24.c over the mmap of the skeleton's own dir24 map.  Prints one
+ * JSON object per line; bench/report.py turns them into tables.
  */
 #include <errno.h>
 #include <sched.h>
@@ -12,16 +14,19 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "maps/classifier_abi.h"
+#include "maps/dir24.h"
 #include "classifier.skel.h"
 #include "bench.skel.h"
 #include "bench/gen.h"
 
-#define SPREAD	  65536 /* must match BENCH_ADDRS in bench.bpf.c */
+#define SPREAD	  65536
+#define SPREAD_1M (1U << 20) /* BENCH_ADDRS in bench.bpf.c */
 #define MAX_SIZES 8
 
 struct opts {
@@ -30,6 +35,8 @@ struct opts {
 	int rounds;
 	__u32 repeat;
 	__u64 seed;
+	int table;    /* --table */
+	__u32 groups; /* --groups: 0 = what the largest set needs */
 };
 
 struct table {
@@ -44,6 +51,10 @@ struct ctx {
 	struct classifier_bpf *cls;
 	struct bench_bpf *bench;
 	int cpu;
+	__u32 dir24_groups; /* 0: the table stays off */
+	struct dir24 d;
+	void *dir24_mem;
+	size_t dir24_len;
 };
 
 static double now_ns(void)
@@ -127,7 +138,8 @@ static int fill(struct table *tb, int v6, const struct gen_table *g)
 #define FILL_CHUNK 8192 /* as maps/routes.c's cls_trie_fill */
 
 /* The same prefixes into a throwaway trie, FILL_CHUNK per syscall. */
-static int fill_batch(int v6, const struct gen_table *g, double *ns)
+static int fill_batch(int v6, const struct gen_table *g, double *ns,
+		      int *keep)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, o, .elem_flags = BPF_ANY);
 	size_t ks = v6 ? sizeof(struct cls_v6_key) : sizeof(struct cls_v4_key);
@@ -163,7 +175,9 @@ static int fill_batch(int v6, const struct gen_table *g, double *ns)
 out:
 	free(keys);
 	free(vals);
-	if (fd >= 0)
+	if (keep && !err)
+		*keep = fd;
+	else if (fd >= 0)
 		close(fd);
 	return err;
 }
@@ -183,7 +197,7 @@ static int build_table(struct table *tb, size_t n, __u64 seed)
 			return err;
 		err = fill(tb, v6, &g);
 		if (!err)
-			err = fill_batch(v6, &g, &batch_ns);
+			err = fill_batch(v6, &g, &batch_ns, NULL);
 		if (!err) {
 			gen_hot(&g, tb->hot[v6]);
 			tb->spread[v6] = calloc(SPREAD, 16);
@@ -233,14 +247,20 @@ static size_t mk_pkt(__u8 *buf, int v6, const uint8_t dst[16])
 	return len;
 }
 
-static int set_stats(struct ctx *c, __u32 on)
+static int set_config(struct ctx *c, __u32 stats_on, __u32 mode)
 {
-	struct cls_config cfg = {.stats_on = on,
-				 .abi_version = CLS_ABI_VERSION};
+	struct cls_config cfg = {.stats_on = stats_on,
+				 .abi_version = CLS_ABI_VERSION,
+				 .lookup_mode = mode};
 	__u32 zero = 0;
 
 	return bpf_map_update_elem(bpf_map__fd(c->cls->maps.config), &zero,
 				   &cfg, BPF_ANY);
+}
+
+static int set_stats(struct ctx *c, __u32 on)
+{
+	return set_config(c, on, CLS_LOOKUP_TRIE);
 }
 
 static int test_run(int prog, const __u8 *pkt, size_t len, __u32 repeat,
@@ -369,6 +389,11 @@ static int setup(struct ctx *c)
 		return -errno;
 	err = bpf_map__set_max_entries(c->cls->maps.stats,
 				       ncpus * CLS_STATS_STRIDE);
+	if (!err && c->dir24_groups)
+		err = bpf_map__set_max_entries(
+			c->cls->maps.dir24,
+			dir24_entries(true, c->dir24_groups) /
+				CLS_DIR24_PER_ELEM);
 	if (!err)
 		err = classifier_bpf__load(c->cls);
 	if (err)
@@ -386,12 +411,315 @@ static int setup(struct ctx *c)
 #define REUSE(m)                                                               \
 	bpf_map__reuse_fd(c->bench->maps.m, bpf_map__fd(c->cls->maps.m))
 	err = REUSE(config) ?: REUSE(classes) ?: REUSE(class_meta)
-		?: REUSE(routes_v4) ?: REUSE(routes_v6) ?: REUSE(stats);
+		?: REUSE(routes_v4) ?: REUSE(routes_v6) ?: REUSE(stats)
+		?: REUSE(dir24);
 #undef REUSE
 	if (!err)
 		err = bench_bpf__load(c->bench);
 	if (!err)
 		err = set_stats(c, 1);
+	return err;
+}
+
+/* --- --table: IPv4, lookup_mode TRIE against DIR24 ------------------- */
+
+struct vtab {
+	size_t n;
+	int trie;
+	struct gen_prefix *p; /* shortest first: the painting order */
+	uint8_t hot[16];
+	uint8_t (*spread)[16]; /* SPREAD_1M destinations */
+	__u32 groups_needed; /* /24s holding a prefix longer than /24 */
+};
+
+static int by_len(const void *x, const void *y)
+{
+	return (int)((const struct gen_prefix *)x)->len -
+	       (int)((const struct gen_prefix *)y)->len;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	__u32 a = *(const __u32 *)x, b = *(const __u32 *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static __u32 host_v4(const uint8_t *a)
+{
+	return (__u32)a[0] << 24 | (__u32)a[1] << 16 | (__u32)a[2] << 8 | a[3];
+}
+
+static __u32 count_groups(const struct gen_table *g)
+{
+	__u32 *s24 = malloc((g->n ? g->n : 1) * sizeof(*s24)), k = 0, u = 0;
+	size_t i;
+
+	if (!s24)
+		return 0;
+	for (i = 0; i < g->n; i++)
+		if (g->p[i].len > 24)
+			s24[k++] = host_v4(g->p[i].addr) >> 8;
+	qsort(s24, k, sizeof(*s24), cmp_u32);
+	for (i = 0; i < k; i++)
+		u += !i || s24[i] != s24[i - 1];
+	free(s24);
+	return u;
+}
+
+static int vtab_make(struct vtab *v, size_t n, __u64 seed)
+{
+	struct gen_table g;
+	double ns = 0;
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	v->n = n;
+	v->trie = -1;
+	err = gen_table(&g, 0, n, seed);
+	if (err)
+		return err;
+	err = fill_batch(0, &g, &ns, &v->trie);
+	v->spread = calloc(SPREAD_1M, 16);
+	v->p = malloc(g.n * sizeof(*v->p));
+	if (!err && (!v->spread || !v->p))
+		err = -ENOMEM;
+	if (!err) {
+		gen_hot(&g, v->hot);
+		gen_spread(&g, SPREAD_1M, seed, v->spread);
+		v->groups_needed = count_groups(&g);
+		memcpy(v->p, g.p, g.n * sizeof(*v->p));
+		qsort(v->p, g.n, sizeof(*v->p), by_len);
+	}
+	gen_free(&g);
+	return err;
+}
+
+static void vtab_free(struct vtab *v)
+{
+	if (v->n && v->trie >= 0)
+		close(v->trie);
+	free(v->p);
+	free(v->spread);
+}
+
+/* As maps/table.c's cls_dir24_fill: clear, then paint shortest first. */
+static double paint(struct ctx *c, const struct vtab *v)
+{
+	double t0 = now_ns();
+	size_t i;
+
+	dir24_clear(&c->d);
+	for (i = 0; i < v->n; i++)
+		dir24_paint(&c->d, host_v4(v->p[i].addr), v->p[i].len,
+			    v->p[i].class_idx + 1);
+	return now_ns() - t0;
+}
+
+static int map_dir24(struct ctx *c)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t entries = dir24_entries(true, c->dir24_groups);
+	void *p;
+
+	c->dir24_len = (entries * sizeof(__u32) + page - 1) / page * page;
+	p = mmap(NULL, c->dir24_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(c->cls->maps.dir24), 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	c->dir24_mem = p;
+	return dir24_view(&c->d, p, entries);
+}
+
+/* skb->priority cls_egress gives a v4 packet to dst. */
+static int prio_of(struct ctx *c, const uint8_t dst[16], __u32 *prio)
+{
+	struct __sk_buff skb = {};
+	__u8 pkt[128];
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt,
+		    .data_size_in = mk_pkt(pkt, 0, dst), .ctx_out = &skb,
+		    .ctx_size_out = sizeof(skb));
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(c->cls->progs.cls_egress),
+				   &o))
+		return -errno;
+	*prio = skb.priority;
+	return 0;
+}
+
+/* The table must answer as the trie does, or the numbers mean nothing. */
+static int agree(struct ctx *c, const struct vtab *v)
+{
+	__u32 a, b, i;
+	int err = 0;
+
+	for (i = 0; i < 4096 && !err; i++) {
+		err = set_config(c, 1, CLS_LOOKUP_TRIE) ?:
+			      prio_of(c, v->spread[i * 97], &a) ?:
+			      set_config(c, 1, CLS_LOOKUP_DIR24) ?:
+			      prio_of(c, v->spread[i * 97], &b);
+		if (!err && a != b) {
+			fprintf(stderr, "progbench: N=%zu dest %u: trie %#x, "
+					"table %#x\n", v->n, i * 97, a, b);
+			err = -EPROTO;
+		}
+	}
+	return err;
+}
+
+static int vtab_install(struct ctx *c, const struct vtab *v, int round)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, o, .elem_flags = BPF_ANY);
+	__u32 *keys, zero = 0, count = SPREAD_1M, i;
+	struct cls_v6_key *vals;
+	double ns;
+	int err = 0;
+
+	if (bpf_map_update_elem(bpf_map__fd(c->cls->maps.routes_v4), &zero,
+				&v->trie, BPF_ANY))
+		return -errno;
+	keys = calloc(SPREAD_1M, sizeof(*keys));
+	vals = calloc(SPREAD_1M, sizeof(*vals));
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < SPREAD_1M; i++) {
+		keys[i] = i;
+		memcpy(vals[i].addr, v->spread[i], 4);
+	}
+	if (bpf_map_update_batch(bpf_map__fd(c->bench->maps.bench_addrs), keys,
+				 vals, &count, &o)) {
+		err = -errno;
+		goto out;
+	}
+	ns = paint(c, v);
+	printf("{\"part\":\"table\",\"n\":%zu,\"round\":%d,\"groups\":%u,"
+	       "\"groups_needed\":%u,\"used\":%u,\"ask_trie\":%u,"
+	       "\"paint_ms\":%.1f}\n",
+	       v->n, round, c->d.groups, v->groups_needed, c->d.hdr->used,
+	       c->d.hdr->ask_trie, ns / 1e6);
+	if (round == 0)
+		err = agree(c, v);
+out:
+	free(keys);
+	free(vals);
+	return err;
+}
+
+enum tkase {
+	T_EMPTY,
+	T_TRIE_HOT,
+	T_DIR24_HOT,
+	T_TRIE_MISS,
+	T_DIR24_MISS,
+	T_FLOOR_64K,
+	T_TRIE_64K,
+	T_DIR24_64K,
+	T_FLOOR_1M,
+	T_TRIE_1M,
+	T_DIR24_1M,
+	T_MAX,
+};
+
+static const char *const tkase_name[T_MAX] = {
+	"empty",	   "trie_hot",	      "dir24_hot",
+	"trie_miss",	   "dir24_miss",      "spread64k_floor",
+	"trie_spread64k",  "dir24_spread64k", "spread1m_floor",
+	"trie_spread1m",   "dir24_spread1m",
+};
+
+static int run_tcase(struct ctx *c, enum tkase k, const struct vtab *v,
+		     __u32 repeat, __u32 *ns)
+{
+	int full = bpf_program__fd(c->cls->progs.cls_egress);
+	int empty = bpf_program__fd(c->bench->progs.bench_empty);
+	int spread = bpf_program__fd(c->bench->progs.bench_spread);
+	int dir24 = k == T_DIR24_HOT || k == T_DIR24_MISS ||
+		    k == T_DIR24_64K || k == T_DIR24_1M;
+	uint8_t miss[16];
+	__u8 pkt[128];
+	size_t len;
+	int err;
+
+	gen_miss(0, miss);
+	len = mk_pkt(pkt, 0,
+		     k == T_TRIE_MISS || k == T_DIR24_MISS ? miss : v->hot);
+	err = set_config(c, 1, dir24 ? CLS_LOOKUP_DIR24 : CLS_LOOKUP_TRIE);
+	if (err)
+		return -errno;
+	switch (k) {
+	case T_EMPTY:
+		return test_run(empty, pkt, len, repeat, ns);
+	case T_TRIE_HOT:
+	case T_DIR24_HOT:
+	case T_TRIE_MISS:
+	case T_DIR24_MISS:
+		return test_run(full, pkt, len, repeat, ns);
+	case T_FLOOR_64K:
+	case T_TRIE_64K:
+	case T_DIR24_64K:
+		c->bench->data->bench_mask = SPREAD - 1;
+		/* Every destination equally often. */
+		repeat = (repeat + SPREAD - 1) / SPREAD * SPREAD;
+		break;
+	default:
+		/* The next `repeat` of the 1M cycle: none seen for 1M runs. */
+		c->bench->data->bench_mask = SPREAD_1M - 1;
+		break;
+	}
+	if (set_jmp(c, k == T_FLOOR_64K || k == T_FLOOR_1M ? empty : full))
+		return -errno;
+	return test_run(spread, pkt, len, repeat, ns);
+}
+
+static int table_main(struct ctx *c, const struct opts *o)
+{
+	struct vtab v[MAX_SIZES] = {};
+	int r, s, k, kk, err = 0;
+	double t0;
+	__u32 ns = 0;
+
+	for (s = 0; s < o->nsizes && !err; s++) {
+		t0 = now_ns();
+		err = vtab_make(&v[s], o->sizes[s], o->seed);
+		if (!err && v[s].groups_needed > c->dir24_groups)
+			c->dir24_groups = v[s].groups_needed;
+		if (!err)
+			fprintf(stderr, "progbench: N=%zu ready in %.1f s\n",
+				o->sizes[s], (now_ns() - t0) / 1e9);
+	}
+	if (o->groups)
+		c->dir24_groups = o->groups;
+	if (!c->dir24_groups)
+		c->dir24_groups = 1;
+	if (!err)
+		err = setup(c);
+	if (!err)
+		err = map_dir24(c);
+	for (r = 0; r < o->rounds && !err; r++) {
+		for (s = 0; s < o->nsizes && !err; s++) {
+			err = vtab_install(c, &v[s], r);
+			for (kk = 0; kk < T_MAX && !err; kk++) {
+				k = (kk + r + s) % T_MAX;
+				err = run_tcase(c, k, &v[s], o->repeat, &ns);
+				if (!err)
+					printf("{\"part\":\"tprog\",\"n\":%zu,"
+					       "\"case\":\"%s\",\"round\":%d,"
+					       "\"ns\":%u}\n",
+					       v[s].n, tkase_name[k], r, ns);
+			}
+		}
+	}
+	if (!err && c->bench->bss->bench_tail_fail) {
+		fprintf(stderr, "progbench: %llu tail calls failed\n",
+			(unsigned long long)c->bench->bss->bench_tail_fail);
+		err = -EIO;
+	}
+	for (s = 0; s < MAX_SIZES; s++)
+		vtab_free(&v[s]);
+	if (c->dir24_mem)
+		munmap(c->dir24_mem, c->dir24_len);
 	return err;
 }
 
@@ -422,6 +750,10 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 			o->rounds = atoi(argv[i + 1]);
 		} else if (!strcmp(argv[i], "--repeat")) {
 			o->repeat = strtoul(argv[i + 1], NULL, 0);
+		} else if (!strcmp(argv[i], "--groups")) {
+			o->groups = strtoul(argv[i + 1], NULL, 0);
+		} else if (!strcmp(argv[i], "--table")) {
+			o->table = atoi(argv[i + 1]);
 		} else if (!strcmp(argv[i], "--seed")) {
 			o->seed = strtoull(argv[i + 1], NULL, 0);
 		} else {
@@ -441,11 +773,16 @@ int main(int argc, char **argv)
 
 	if (parse_opts(&o, argc, argv)) {
 		fprintf(stderr, "usage: progbench [--sizes N,N..] [--rounds R]"
-				" [--repeat K] [--seed S]\n");
+				" [--repeat K] [--seed S] [--table 1]"
+				" [--groups G]\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	c.cpu = pin_cpu();
+	if (o.table && c.cpu >= 0) {
+		err = table_main(&c, &o);
+		goto out;
+	}
 	err = c.cpu < 0 ? c.cpu : setup(&c);
 	if (err)
 		goto out;

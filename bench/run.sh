@@ -31,15 +31,15 @@ case $MODE in
 smoke)	PROG_SIZES=10,1000; PROG_ROUNDS=2; PROG_REPEAT=2000
 	LOAD_SIZES="1000"; SORTED_N=100; LOAD_REPS=1
 	REAL_SIZES="10 1000"; REAL_ROUNDS=1; REAL_SECS=0.1; DESTS="16"
-	STAT_REPS=3 ;;
+	STAT_REPS=3; INCR_OPS=6 ;;
 quick)	PROG_SIZES=10,1000,100000,1000000; PROG_ROUNDS=3; PROG_REPEAT=20000
 	LOAD_SIZES="100000"; SORTED_N=200; LOAD_REPS=1
 	REAL_SIZES="10 1000 10000"; REAL_ROUNDS=3; REAL_SECS=0.2; DESTS="16"
-	STAT_REPS=5 ;;
+	STAT_REPS=5; INCR_OPS=30 ;;
 full)	PROG_SIZES=10,1000,100000,1000000; PROG_ROUNDS=11; PROG_REPEAT=100000
 	LOAD_SIZES="100000 1000000"; SORTED_N=1000; LOAD_REPS=3
 	REAL_SIZES="10 100 1000 10000 100000"; REAL_ROUNDS=9; REAL_SECS=0.4
-	DESTS="16 4096"; STAT_REPS=11 ;;
+	DESTS="16 4096"; STAT_REPS=11; INCR_OPS=60 ;;
 esac
 U32_MAX=10000
 
@@ -51,15 +51,17 @@ done
 P=cb$$ # namespace prefix
 TMP=$(mktemp -d /tmp/clsbench.XXXXXX)
 FS=$TMP/bpffs
-VARIANTS="none cls u32 nft cls_nostats"
+FS2=$TMP/bpffs2 # a second classifier, its IPv4 table off
+VARIANTS="none cls u32 nft cls_nostats cls_trie"
 cleanup() {
 	set +e
 	[ -n "${BG:-}" ] && kill "$BG" 2>/dev/null && wait "$BG" 2>/dev/null
 	[ -n "${KSTATS0:-}" ] && echo "$KSTATS0" > /proc/sys/kernel/bpf_stats_enabled
-	for ns in none cls u32 nft cls_nostats snk load; do
+	for ns in none cls u32 nft cls_nostats cls_trie snk load; do
 		ip netns del $P-$ns 2>/dev/null
 	done
 	mountpoint -q "$FS" && umount "$FS"
+	mountpoint -q "$FS2" && umount "$FS2"
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -73,10 +75,12 @@ make -s -C "$SRC" OUTPUT="$BUILD" "$BUILD/classifier" >&2
 make -s -C "$SRC" -f bench/bench.mk OUTPUT="$BUILD" >&2
 B=$(cd "$BUILD" && pwd)
 CLS="$B/classifier --bpffs $FS"
+CLS2="$B/classifier --bpffs $FS2"
 GEN=$B/bench/prefixgen
 
-mkdir -p "$OUT" "$FS"
+mkdir -p "$OUT" "$FS" "$FS2"
 mount -t bpf bpf "$FS"
+mount -t bpf bpf "$FS2"
 RAW=$OUT/raw.jsonl
 : > "$RAW"
 T_START=${EPOCHREALTIME/./}000
@@ -84,6 +88,9 @@ T_START=${EPOCHREALTIME/./}000
 # --- 1. program cost -------------------------------------------------------
 log "program cost: N=$PROG_SIZES, $PROG_ROUNDS rounds"
 "$B/bench/progbench" --sizes $PROG_SIZES --rounds $PROG_ROUNDS \
+	--repeat $PROG_REPEAT --seed $SEED >> "$RAW"
+log "program cost, IPv4 trie vs DIR-24-8 table: N=$PROG_SIZES"
+"$B/bench/progbench" --table 1 --sizes $PROG_SIZES --rounds $PROG_ROUNDS \
 	--repeat $PROG_REPEAT --seed $SEED >> "$RAW"
 
 # --- namespaces (attaching the classifier creates its pins) ----------------
@@ -113,8 +120,8 @@ for v in $VARIANTS; do
 done
 nsx cls $CLS attach dev v0 egress >/dev/null
 nsx cls_nostats $CLS attach dev v0 egress >/dev/null
-prog_id() { # bpftool 7.1 does not list tcx links; the CLI does
-	nsx cls $CLS -j status | python3 -c '
+prog_id() { # ns cli: bpftool 7.1 does not list tcx links; the CLI does
+	nsx $1 ${@:2} -j status | python3 -c '
 import json, sys
 for a in json.load(sys.stdin).get("attached", []):
     if a.get("hook") == "egress" and a.get("prog_id"):
@@ -123,7 +130,13 @@ sys.exit(1)'
 }
 printf 'class add 1:%x\n' $(seq 16 31) > $TMP/classes.batch
 $CLS -batch $TMP/classes.batch >/dev/null
-PROG_ID=$(prog_id) || { echo "bench: cannot find the attached program" >&2; exit 1; }
+# Table off before attaching: off/on/rebuild re-point every attachment,
+# which the CLI finds only in its own network namespace.
+$CLS2 -batch $TMP/classes.batch >/dev/null
+$CLS2 table off >/dev/null
+nsx cls_trie $CLS2 attach dev v0 egress >/dev/null
+PROG_ID=$(prog_id cls $CLS) || { echo "bench: cannot find the attached program" >&2; exit 1; }
+PROG_ID2=$(prog_id cls_trie $CLS2) || { echo "bench: cannot find the attached program" >&2; exit 1; }
 
 # --- 3. loading ---------------------------------------------------------------
 meminfo() { awk '/^(Slab|SUnreclaim|VmallocUsed|Percpu):/ {printf "%s%s", s, $2; s=" "}' /proc/meminfo; }
@@ -149,6 +162,9 @@ load_one() {
 	nft_f) nsx load nft -f $TMP/l.$tool ;;
 	esac
 	t1=${EPOCHREALTIME/./}000; m1=$(meminfo)
+	case $tool in # the IPv4 table the load left behind
+	route_load*|batch_route_add) extra="$extra\"table\":$($CLS -j table),"
+	esac
 	echo "{\"part\":\"load\",\"tool\":\"$tool\",\"n\":$n,\"rep\":$rep,$extra\"ns\":$((t1 - t0)),$(mem_json "$m0" "$m1")}" >> "$RAW"
 }
 # route load and -batch as `route list` prints (sorted by prefix): the CLI
@@ -174,6 +190,22 @@ for n in $LOAD_SIZES; do
 	done
 	log "load N=$n done"
 done
+# The largest set is loaded: whole-table rebuilds and single changes.
+log "route add/del, table rebuild at N=$n"
+timed() { local t0 t1; t0=${EPOCHREALTIME/./}000; "$@" >/dev/null; t1=${EPOCHREALTIME/./}000; echo $((t1 - t0)); }
+# 10.0.0.0/8 is outside every generated set; lengths /32, /24, /16.
+for i in $(seq 0 $((INCR_OPS - 1))); do
+	case $((i % 3)) in
+	0) p=10.1.$((i / 256)).$((i % 256))/32 ;;
+	1) p=10.64.$i.0/24 ;;
+	2) p=10.$((128 + i % 100)).0.0/16 ;;
+	esac
+	echo "{\"part\":\"incr\",\"op\":\"cli_route_add\",\"len\":${p#*/},\"n\":$n,\"ns\":$(timed $CLS route add $p 1:10)}" >> "$RAW"
+	echo "{\"part\":\"incr\",\"op\":\"cli_route_del\",\"len\":${p#*/},\"n\":$n,\"ns\":$(timed $CLS route del $p)}" >> "$RAW"
+	echo "{\"part\":\"incr\",\"op\":\"cli_version\",\"n\":$n,\"ns\":$(timed $B/classifier --version)}" >> "$RAW"
+done
+"$B/bench/routebench" $FS $((INCR_OPS * 10)) $LOAD_REPS |
+	sed "s/}\$/,\"loaded\":$n}/" >> "$RAW"
 rm -f $TMP/l.*
 nsx load nft delete table ip clsbench 2>/dev/null || true
 $CLS route flush
@@ -191,7 +223,9 @@ for n in $REAL_SIZES; do
 	$GEN byclass $n $SEED > $TMP/r$n
 	ts=${EPOCHREALTIME/./}000; $CLS route load $TMP/r$n; te=${EPOCHREALTIME/./}000
 	echo "{\"part\":\"setup\",\"variant\":\"cls\",\"n\":$n,\"ns\":$((te - ts))}" >> "$RAW"
-	vars="none cls nft cls_nostats"
+	ts=${EPOCHREALTIME/./}000; $CLS2 route load $TMP/r$n; te=${EPOCHREALTIME/./}000
+	echo "{\"part\":\"setup\",\"variant\":\"cls_trie\",\"n\":$n,\"ns\":$((te - ts))}" >> "$RAW"
+	vars="none cls nft cls_nostats cls_trie"
 	if [ $n -le $U32_MAX ]; then
 		vars="$vars u32"
 		nsx u32 tc filter del dev v0 parent 1: prio 1 2>/dev/null || true
@@ -221,13 +255,14 @@ for n in $REAL_SIZES; do
 	for d in $DESTS; do
 		res=$(blast cls $TMP/d$n.$d -p $PROG_ID)
 		echo "{\"part\":\"kstats\",\"variant\":\"cls\",\"n\":$n,\"dests\":$d,${res#\{}" >> "$RAW"
+		res=$(blast cls_trie $TMP/d$n.$d -p $PROG_ID2)
+		echo "{\"part\":\"kstats\",\"variant\":\"cls_trie\",\"n\":$n,\"dests\":$d,${res#\{}" >> "$RAW"
 	done
 	rm -f $TMP/u$n $TMP/n$n $TMP/r$n
 done
 
 # --- 4. counters -----------------------------------------------------------
 log "counters"
-timed() { local t0 t1; t0=${EPOCHREALTIME/./}000; "$@" >/dev/null; t1=${EPOCHREALTIME/./}000; echo $((t1 - t0)); }
 for i in $(seq 1 $STAT_REPS); do
 	echo "{\"part\":\"counters\",\"op\":\"stats_json\",\"ns\":$(timed $CLS -j stats)}" >> "$RAW"
 	echo "{\"part\":\"counters\",\"op\":\"stats_per_cpu_json\",\"ns\":$(timed $CLS -j stats show per-cpu)}" >> "$RAW"
