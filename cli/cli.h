@@ -37,6 +37,10 @@ int cli_maps_write(struct cli *c);
 
 /* Class token (classid or name) -> index: -ENOENT, -EINVAL (neither). */
 int cli_class_resolve(struct cli *c, const char *tok, __u32 *idx);
+/* The same, with the error reported. */
+int cli_get_class(struct cli *c, const char *tok, __u32 *idx);
+/* classifier route load FILE */
+int cli_route_load(struct cli *c, int argc, char **argv);
 /* After a class was added, changed or deleted. */
 void cli_classes_changed(struct cli *c);
 

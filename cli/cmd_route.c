@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* classifier route ... and classifier lookup ADDR */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,7 +37,7 @@ static int get_prefix(struct cli *c, const char *s, struct cls_prefix *p)
 	return 0;
 }
 
-static int get_class(struct cli *c, const char *tok, __u32 *idx)
+int cli_get_class(struct cli *c, const char *tok, __u32 *idx)
 {
 	int err = cli_class_resolve(c, tok, idx);
 
@@ -75,7 +74,7 @@ static int route_update(struct cli *c, int argc, char **argv, int how)
 	if (!err)
 		err = cli_maps_write(c);
 	if (!err)
-		err = get_class(c, tok, &idx);
+		err = cli_get_class(c, tok, &idx);
 	if (err)
 		return err;
 	err = cls_route_update(&c->maps, &p, idx, how);
@@ -204,163 +203,6 @@ static int route_flush(struct cli *c, int argc, char **argv)
 	return err ? cli_errno(c, err, "flush") : 0;
 }
 
-struct route_set {
-	struct cls_route *r[2]; /* [0] v4, [1] v6 */
-	size_t n[2], cap[2];
-};
-
-static int route_set_add(struct route_set *s, const struct cls_prefix *p,
-			 __u32 idx)
-{
-	int f = cls_family_slot(p->family);
-	struct cls_route *r;
-
-	if (s->n[f] == s->cap[f]) {
-		s->cap[f] = s->cap[f] ? s->cap[f] * 2 : 4096;
-		r = realloc(s->r[f], s->cap[f] * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		s->r[f] = r;
-	}
-	s->r[f][s->n[f]].prefix = *p;
-	s->r[f][s->n[f]].class_idx = idx;
-	s->n[f]++;
-	return 0;
-}
-
-static int read_route_file(struct cli *c, const char *file,
-			   struct route_set *s)
-{
-	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
-	char *line = NULL, *tok;
-	size_t cap = 0, lineno = 0;
-	struct cls_prefix p;
-	const char *why;
-	__u32 idx;
-	int err = 0, rc;
-
-	if (!f)
-		return cli_errno(c, -errno, file);
-	while (!err && getline(&line, &cap, f) > 0) {
-		lineno++;
-		why = NULL;
-		rc = parse_route_line(line, &p, &tok, &why);
-		if (rc < 0) {
-			cli_err(c, "%s:%zu: %s", file, lineno,
-				why ? why : "invalid line");
-			err = rc;
-		} else if (rc > 0) {
-			/* get_class() reports errors; make them name the line. */
-			size_t at = strlen(c->where);
-
-			snprintf(c->where + at, sizeof(c->where) - at,
-				 "%s:%zu: ", file, lineno);
-			err = get_class(c, tok, &idx);
-			c->where[at] = '\0';
-			if (!err)
-				err = route_set_add(s, &p, idx);
-		}
-	}
-	if (!err && ferror(f))
-		err = cli_errno(c, -EIO, file);
-	free(line);
-	if (f != stdin)
-		fclose(f);
-	return err;
-}
-
-struct table_job {
-	struct cls_maps *m;
-	const struct cls_route *r;
-	size_t n;
-	int err;
-};
-
-static void *paint_table(void *arg)
-{
-	struct table_job *job = arg;
-
-	job->err = cls_dir24_fill(job->m, job->r, job->n);
-	return NULL;
-}
-
-static int fill_tries(struct cli *c, const struct route_set *s, int fds[2])
-{
-	int f, err = 0;
-
-	for (f = 0; !err && f < 2; f++) {
-		int family = f ? AF_INET6 : AF_INET;
-
-		fds[f] = cls_trie_create(family);
-		if (fds[f] < 0)
-			err = cli_errno(c, fds[f], "creating table");
-		else if ((err = cls_trie_fill(fds[f], family, s->r[f],
-					      s->n[f])))
-			cli_errno(c, err, "filling table");
-	}
-	return err;
-}
-
-/*
- * Parse everything first, then build fresh tries off to the side, then
- * publish each with one map update: a bad line or a full map changes
- * nothing, and packets see either the old or the new table of a family.
- * The IPv4 table is taken out of use first (packets ask the old trie) and
- * repainted on another thread while the kernel fills the new tries.
- */
-static int route_load(struct cli *c, int argc, char **argv)
-{
-	struct table_job job = { .m = &c->maps };
-	struct route_set s = {};
-	int fds[2] = { -1, -1 };
-	bool painting = false;
-	pthread_t painter;
-	int f, err;
-
-	if (argc != 1) {
-		cli_err(c, "expected FILE");
-		return -EINVAL;
-	}
-	err = cli_maps_write(c);
-	if (!err)
-		err = read_route_file(c, argv[0], &s);
-	if (!err && (err = cls_dir24_map(&c->maps)))
-		cli_errno(c, err, "mapping the IPv4 table");
-	if (!err && (err = cls_dir24_suspend(&c->maps)))
-		cli_errno(c, err, "suspending the IPv4 table");
-	if (!err && c->maps.dir24.on) {
-		job.r = s.r[0];
-		job.n = s.n[0];
-		painting = !pthread_create(&painter, NULL, paint_table, &job);
-		if (!painting)
-			paint_table(&job);
-	}
-	if (!err)
-		err = fill_tries(c, &s, fds);
-	if (painting)
-		pthread_join(painter, NULL);
-	if (!err && (err = job.err))
-		cli_errno(c, err, "building the IPv4 table");
-	for (f = 0; !err && f < 2; f++) {
-		err = cls_trie_publish(&c->maps, f ? AF_INET6 : AF_INET,
-				       fds[f]);
-		if (err)
-			cli_errno(c, err, "publishing table");
-	}
-	if (!err && c->maps.dir24.on &&
-	    (err = cls_set_lookup_mode(&c->maps, CLS_LOOKUP_DIR24)))
-		cli_errno(c, err, "switching to the IPv4 table");
-	/* Whatever failed, leave the table equal to the trie that is live. */
-	if (err && c->maps.dir24_mem && cls_dir24_rebuild(&c->maps, true))
-		cli_err(c, "IPv4 table left off; 'classifier table rebuild' restores it");
-	for (f = 0; f < 2; f++) {
-		if (fds[f] >= 0)
-			close(fds[f]);
-		free(s.r[f]);
-	}
-	return err;
-}
-
 int do_route(struct cli *c, int argc, char **argv)
 {
 	const char *verb = argc ? argv[0] : "list";
@@ -397,7 +239,7 @@ int do_route(struct cli *c, int argc, char **argv)
 	}
 	if (matches(verb, "load")) {
 		c->cmd = "route load";
-		return route_load(c, argc, argv);
+		return cli_route_load(c, argc, argv);
 	}
 	cli_err(c, "unknown command \"%s\"; try \"classifier route help\"",
 		verb);

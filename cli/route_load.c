@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * classifier route load FILE: replace every route at once.
+ *
+ * Nothing is published until the whole file has parsed and the new tries
+ * are full, so a bad line or a full map changes nothing, and packets see
+ * either the old or the new table of a family.  Three things overlap:
+ * this thread parses, a filler thread feeds parsed routes to the kernel's
+ * new tries (the longest part, spent in the kernel), and once parsing is
+ * done this thread repaints the IPv4 table, which packets stopped using
+ * (they ask the old trie meanwhile).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "lib/parse.h"
+
+#define CHUNK (1U << 16)
+#define MAX_CHUNKS ((CLS_MAX_ROUTES_V4 > CLS_MAX_ROUTES_V6 ?                  \
+			     CLS_MAX_ROUTES_V4 :                              \
+			     CLS_MAX_ROUTES_V6) /                             \
+			    CHUNK)
+
+/* Routes of one family in chunks that never move once written. */
+struct family_set {
+	struct cls_route *chunk[MAX_CHUNKS];
+	size_t n;      /* parsed */
+	size_t filled; /* handed to the kernel */
+	int trie_fd;
+};
+
+struct load {
+	struct cli *c;
+	struct family_set fam[2];
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	bool parsed;  /* no more routes are coming */
+	bool aborted; /* parsing failed: stop filling */
+	int fill_err;
+};
+
+static struct cls_route *slot(struct family_set *fs, size_t i)
+{
+	return &fs->chunk[i / CHUNK][i % CHUNK];
+}
+
+static int add_route(struct load *ld, const struct cls_prefix *p, __u32 idx)
+{
+	struct family_set *fs = &ld->fam[cls_family_slot(p->family)];
+	struct cls_route *r;
+
+	if (fs->n / CHUNK >= MAX_CHUNKS)
+		return -E2BIG;
+	if (!fs->chunk[fs->n / CHUNK]) {
+		fs->chunk[fs->n / CHUNK] = malloc(CHUNK * sizeof(*r));
+		if (!fs->chunk[fs->n / CHUNK])
+			return -ENOMEM;
+	}
+	r = slot(fs, fs->n);
+	r->prefix = *p;
+	r->class_idx = idx;
+	/* Hand over whole chunks: one wake-up per 64k routes. */
+	__atomic_store_n(&fs->n, fs->n + 1, __ATOMIC_RELEASE);
+	if (fs->n % CHUNK == 0) {
+		pthread_mutex_lock(&ld->lock);
+		pthread_cond_signal(&ld->more);
+		pthread_mutex_unlock(&ld->lock);
+	}
+	return 0;
+}
+
+/* Next run of parsed, unfilled routes within one chunk; false when done. */
+static bool next_run(struct load *ld, int *f, size_t *from, size_t *n)
+{
+	bool done = false;
+	int k;
+
+	pthread_mutex_lock(&ld->lock);
+	for (;;) {
+		if (ld->aborted) {
+			done = true;
+			goto out;
+		}
+		for (k = 0; k < 2; k++) {
+			struct family_set *fs = &ld->fam[k];
+			size_t avail = __atomic_load_n(&fs->n, __ATOMIC_ACQUIRE);
+			size_t end = (fs->filled / CHUNK + 1) * CHUNK;
+
+			/* Partial chunks only once parsing is over. */
+			if (!ld->parsed)
+				avail = avail / CHUNK * CHUNK;
+			if (avail > fs->filled) {
+				*f = k;
+				*from = fs->filled;
+				*n = (avail < end ? avail : end) - fs->filled;
+				fs->filled += *n;
+				goto out;
+			}
+		}
+		if (ld->parsed) {
+			done = true;
+			goto out;
+		}
+		pthread_cond_wait(&ld->more, &ld->lock);
+	}
+out:
+	pthread_mutex_unlock(&ld->lock);
+	return !done;
+}
+
+static void *filler(void *arg)
+{
+	struct load *ld = arg;
+	size_t from, n;
+	int f, err = 0;
+
+	while (!err && next_run(ld, &f, &from, &n))
+		err = cls_trie_fill(ld->fam[f].trie_fd, f ? AF_INET6 : AF_INET,
+				    slot(&ld->fam[f], from), n);
+	ld->fill_err = err;
+	return NULL;
+}
+
+static void parsing_over(struct load *ld, bool ok)
+{
+	pthread_mutex_lock(&ld->lock);
+	ld->parsed = true;
+	ld->aborted = !ok;
+	pthread_cond_signal(&ld->more);
+	pthread_mutex_unlock(&ld->lock);
+}
+
+static int parse_file(struct load *ld, const char *file)
+{
+	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	struct cli *c = ld->c;
+	size_t cap = 0, lineno = 0, at;
+	char *line = NULL, *tok;
+	struct cls_prefix p;
+	const char *why;
+	__u32 idx;
+	int err = 0, rc;
+
+	if (!f)
+		return cli_errno(c, -errno, file);
+	while (!err && getline(&line, &cap, f) > 0) {
+		lineno++;
+		why = NULL;
+		rc = parse_route_line(line, &p, &tok, &why);
+		if (rc < 0) {
+			cli_err(c, "%s:%zu: %s", file, lineno,
+				why ? why : "invalid line");
+			err = rc;
+		} else if (rc > 0) {
+			/* cli_get_class() reports; make it name the line. */
+			at = strlen(c->where);
+			snprintf(c->where + at, sizeof(c->where) - at,
+				 "%s:%zu: ", file, lineno);
+			err = cli_get_class(c, tok, &idx);
+			if (!err && (err = add_route(ld, &p, idx)))
+				cli_err(c, "%s", err == -E2BIG ?
+						   "more routes than the table holds" :
+						   strerror(-err));
+			c->where[at] = '\0';
+		}
+	}
+	if (!err && ferror(f))
+		err = cli_errno(c, -EIO, file);
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return err;
+}
+
+/* The table painter wants the IPv4 routes in one array. */
+static int paint_table(struct load *ld)
+{
+	struct family_set *fs = &ld->fam[0];
+	struct cls_route *all;
+	size_t i;
+	int err;
+
+	if (!ld->c->maps.dir24.on)
+		return 0;
+	all = malloc((fs->n ? fs->n : 1) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	for (i = 0; i < fs->n; i += CHUNK)
+		memcpy(all + i, fs->chunk[i / CHUNK],
+		       (fs->n - i < CHUNK ? fs->n - i : CHUNK) * sizeof(*all));
+	err = cls_dir24_fill(&ld->c->maps, all, fs->n);
+	free(all);
+	return err;
+}
+
+static int publish(struct load *ld)
+{
+	struct cli *c = ld->c;
+	int f, err = 0;
+
+	for (f = 0; !err && f < 2; f++)
+		if ((err = cls_trie_publish(&c->maps, f ? AF_INET6 : AF_INET,
+					    ld->fam[f].trie_fd)))
+			cli_errno(c, err, "publishing table");
+	if (!err && c->maps.dir24.on &&
+	    (err = cls_set_lookup_mode(&c->maps, CLS_LOOKUP_DIR24)))
+		cli_errno(c, err, "switching to the IPv4 table");
+	return err;
+}
+
+static int prepare(struct load *ld)
+{
+	struct cli *c = ld->c;
+	int f, err;
+
+	err = cli_maps_write(c);
+	if (!err && (err = cls_dir24_map(&c->maps)))
+		return cli_errno(c, err, "mapping the IPv4 table");
+	for (f = 0; !err && f < 2; f++) {
+		ld->fam[f].trie_fd = cls_trie_create(f ? AF_INET6 : AF_INET);
+		if (ld->fam[f].trie_fd < 0)
+			err = cli_errno(c, ld->fam[f].trie_fd, "creating table");
+	}
+	if (!err && (err = cls_dir24_suspend(&c->maps)))
+		cli_errno(c, err, "suspending the IPv4 table");
+	return err;
+}
+
+static int run(struct load *ld, const char *file)
+{
+	struct cli *c = ld->c;
+	pthread_t thread;
+	int err;
+
+	err = pthread_create(&thread, NULL, filler, ld);
+	if (err)
+		return cli_errno(c, -err, "starting the filler");
+	err = parse_file(ld, file);
+	parsing_over(ld, !err);
+	if (!err && (err = paint_table(ld)))
+		cli_errno(c, err, "building the IPv4 table");
+	pthread_join(thread, NULL);
+	if (!err && (err = ld->fill_err))
+		cli_errno(c, err, "filling table");
+	return err;
+}
+
+int cli_route_load(struct cli *c, int argc, char **argv)
+{
+	struct load *ld;
+	size_t i;
+	int f, err;
+
+	if (argc != 1) {
+		cli_err(c, "expected FILE");
+		return -EINVAL;
+	}
+	ld = calloc(1, sizeof(*ld));
+	if (!ld)
+		return cli_errno(c, -ENOMEM, "route load");
+	ld->c = c;
+	ld->fam[0].trie_fd = ld->fam[1].trie_fd = -1;
+	pthread_mutex_init(&ld->lock, NULL);
+	pthread_cond_init(&ld->more, NULL);
+	err = prepare(ld);
+	if (!err)
+		err = run(ld, argv[0]);
+	if (!err)
+		err = publish(ld);
+	/* Whatever failed, leave the table equal to the trie that is live. */
+	if (err && c->maps.dir24_mem && cls_dir24_rebuild(&c->maps, true))
+		cli_err(c, "IPv4 table left off; 'classifier table rebuild' restores it");
+	for (f = 0; f < 2; f++) {
+		if (ld->fam[f].trie_fd >= 0)
+			close(ld->fam[f].trie_fd);
+		for (i = 0; i < MAX_CHUNKS; i++)
+			free(ld->fam[f].chunk[i]);
+	}
+	pthread_mutex_destroy(&ld->lock);
+	pthread_cond_destroy(&ld->more);
+	free(ld);
+	return err;
+}
