@@ -27,7 +27,7 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY:
 .PHONY: all deps check demo clean unit prog netns verifier-stats bench \
-	bench-quick kernel-check format
+	bench-quick bench-smoke kernel-check format
 
 BPF_SRCS := $(wildcard xdp_tc/*.bpf.c)
 BPF_OBJS := $(patsubst xdp_tc/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
@@ -130,10 +130,24 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory verifier-stats
 	$(Q)$(MAKE) --no-print-directory prog
 	$(Q)$(MAKE) --no-print-directory netns
+	$(Q)$(MAKE) --no-print-directory bench-smoke
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory $(OUTPUT)/classifier
 	$(Q)./deploy/demo.sh $(OUTPUT)/classifier
+
+# Benchmarks (bench/README.md); not tests, except the smoke run in check.
+bench: $(OUTPUT)/classifier
+	$(Q)./bench/run.sh $(OUTPUT)
+
+bench-quick: $(OUTPUT)/classifier
+	$(Q)./bench/run.sh --quick $(OUTPUT)
+
+bench-smoke: $(OUTPUT)/classifier
+	$(Q)./bench/run.sh --smoke $(OUTPUT)
+
+kernel-check:
+	$(Q)./deploy/kernel/check.sh
 
 format:
 	$(Q)clang-format -i $(wildcard */*.c */*.h tests/*/*.c tests/*/*.h)
