@@ -216,13 +216,15 @@ def main():
             absv[(v, n, d)].append(c)
             if base and base["packets"] and v != "none":
                 cost[(v, n, d)].append(c - base["cpu_ns"] / base["packets"])
-    variants = ["cls", "cls_nostats", "u32", "nft"]
+    variants = ["cls", "cls_nostats", "cls_trie", "u32", "nft"]
     if real:
         md += ["## 2. Real packets (veth + HTB, UDP sendmmsg, sender CPU "
                "time per packet)", "",
                "Cost = sender CPU ns/packet minus the no-classifier run of "
                "the same round; median [p25-p75] over rounds. Base = no "
-               "classifier, absolute ns/packet.", ""]
+               "classifier, absolute ns/packet. cls: IPv4 table on (the "
+               "default); cls_trie: a second classifier with `classifier "
+               "table off` (trie only).", ""]
         ds = sorted({k[1] for k in real})
         ns2 = sorted({k[0] for k in real})
         md += ["| N | dests | base ns/pkt | " + " | ".join(variants) +
@@ -276,7 +278,8 @@ def main():
         md.append("")
         ks = by["kstats"]
         kper = {(r["n"], r["dests"]): r["prog_run_time_ns"] /
-                r["prog_run_cnt"] for r in ks if r["prog_run_cnt"]}
+                r["prog_run_cnt"] for r in ks
+                if r["prog_run_cnt"] and r.get("variant", "cls") == "cls"}
         lo, hi = kper.get((min(ns2), 16)), kper.get((max(ns2), 16))
         if lo and hi and max(ns2) >= 100000:
             targets.append({
@@ -288,11 +291,14 @@ def main():
         if ks:
             md += ["Kernel's own accounting (BPF_ENABLE_STATS held during "
                    "one extra classifier run; run_time_ns / run_cnt):", "",
-                   "| N | dests | run_cnt | ns/run |", "|---|---|---|---|"]
-            for r in sorted(ks, key=lambda r: (r["dests"], r["n"])):
+                   "| variant | N | dests | run_cnt | ns/run |",
+                   "|---|---|---|---|---|"]
+            for r in sorted(ks, key=lambda r: (r["dests"], r["n"],
+                                               r.get("variant", "cls"))):
                 per = (r["prog_run_time_ns"] / r["prog_run_cnt"]
                        if r["prog_run_cnt"] else float("nan"))
-                md.append(f"| {r['n']} | {r['dests']} | {r['prog_run_cnt']}"
+                md.append(f"| {r.get('variant', 'cls')} | {r['n']} | "
+                          f"{r['dests']} | {r['prog_run_cnt']}"
                           f" | {fmt(per)} |")
             md.append("")
         st = by["setup"]
@@ -321,6 +327,8 @@ def main():
                "cls_nostats in section 2.", ""]
     res["counters"] = {k: summ(v) for k, v in cnt.items()}
 
+    tres = table_section(by, md, targets, res)
+
     if targets:
         md += ["## Targets", "", "| target | measured | met |",
                "|---|---|---|"]
@@ -334,17 +342,233 @@ def main():
         json.dump(res, f, indent=1)
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write("\n".join(md))
-    plot(out, rres, pres)
+    plot(out, rres, pres, tres)
     print("\n".join(md))
 
 
-def plot(out, rres, pres):
+TCASES = ["empty", "trie_hot", "dir24_hot", "trie_miss", "dir24_miss",
+          "spread64k_floor", "trie_spread64k", "dir24_spread64k",
+          "spread1m_floor", "trie_spread1m", "dir24_spread1m"]
+
+
+def paired(rows, a, b, op):
+    """Median over rounds of op(a, b), both from the same round."""
+    x = {r["round"]: r["ns"] for r in rows if r["case"] == a}
+    y = {r["round"]: r["ns"] for r in rows if r["case"] == b}
+    v = [op(x[k], y[k]) for k in x if k in y and (op is sub or y[k])]
+    return summ(v) if v else None
+
+
+def sub(a, b):
+    return a - b
+
+
+def div(a, b):
+    return a / b
+
+
+def table_section(by, md, targets, res):
+    """Issue 5: the IPv4 DIR-24-8 table against the trie."""
+    tp = defaultdict(list)
+    for r in by["tprog"]:
+        tp[r["n"]].append(r)
+    tres = []
+    if tp:
+        md += ["## 5. IPv4 DIR-24-8 table vs LPM trie", "",
+               "### 5.1 Program cost (BPF_PROG_TEST_RUN, ns per run)", "",
+               "The real cls_egress, IPv4, config.lookup_mode TRIE (`trie_*`)"
+               " or DIR24 (`dir24_*`), same maps and trie, stats on; the "
+               "table painted by maps/dir24.c (shortest prefixes first, as "
+               "cls_dir24_fill) over the mmap of the skeleton's dir24 map, "
+               "repainted before every round; rounds interleaved, case "
+               "order rotated.  *spread64k*: 65536 destinations cycled, "
+               "every one equally often; *spread1m*: the next `repeat` of "
+               "a cycle of 1048576 destinations (none repeats within a "
+               "run); `*_floor`: the wrapper with the empty program.  "
+               "Before the first round, 4096 destinations are checked to "
+               "get the same skb->priority in both modes.  median "
+               "[min-max].", "",
+               "| N | " + " | ".join(TCASES) + " |",
+               "|" + "---|" * (len(TCASES) + 1)]
+        for n in sorted(tp):
+            cells = []
+            for c in TCASES:
+                xs = [r["ns"] for r in tp[n] if r["case"] == c]
+                if xs:
+                    sm = summ(xs)
+                    tres.append({"n": n, "case": c, **sm})
+                    cells.append(f"{fmt(sm['median'], 0)} "
+                                 f"[{sm['min']}-{sm['max']}]")
+                else:
+                    cells.append("-")
+            md.append(f"| {n} | " + " | ".join(cells) + " |")
+        md += ["", "Above the floor (median of per-round differences "
+               "against the same round's empty program or spread wrapper "
+               "[min-max]), and trie/table (median of per-round ratios of "
+               "the raw numbers):", "",
+               "| N | hot: trie | hot: table | hot trie/table | miss: trie |"
+               " miss: table | 64k: trie | 64k: table | 64k trie/table | "
+               "1M: trie | 1M: table | 1M trie/table |",
+               "|" + "---|" * 12]
+        derived = {}
+        for n in sorted(tp):
+            rows = tp[n]
+            d = {
+                "hot_trie": paired(rows, "trie_hot", "empty", sub),
+                "hot_dir24": paired(rows, "dir24_hot", "empty", sub),
+                "hot_ratio": paired(rows, "trie_hot", "dir24_hot", div),
+                "miss_trie": paired(rows, "trie_miss", "empty", sub),
+                "miss_dir24": paired(rows, "dir24_miss", "empty", sub),
+                "s64_trie": paired(rows, "trie_spread64k",
+                                   "spread64k_floor", sub),
+                "s64_dir24": paired(rows, "dir24_spread64k",
+                                    "spread64k_floor", sub),
+                "s64_ratio": paired(rows, "trie_spread64k",
+                                    "dir24_spread64k", div),
+                "s1m_trie": paired(rows, "trie_spread1m", "spread1m_floor",
+                                   sub),
+                "s1m_dir24": paired(rows, "dir24_spread1m",
+                                    "spread1m_floor", sub),
+                "s1m_ratio": paired(rows, "trie_spread1m", "dir24_spread1m",
+                                    div)}
+            derived[n] = d
+
+            def cell(k):
+                x = d[k]
+                if not x:
+                    return "-"
+                if k.endswith("ratio"):
+                    return f"{x['median']:.2f}"
+                return f"{x['median']:.0f} [{x['min']:.0f}-{x['max']:.0f}]"
+            md.append(f"| {n} | " + " | ".join(cell(k) for k in d) + " |")
+        res["table_prog_over_floor"] = {str(n): d for n, d in
+                                        derived.items()}
+        tb = defaultdict(list)
+        for r in by["table"]:
+            tb[r["n"]].append(r)
+        if tb:
+            md += ["", "Table per set (groups = capacity of the map, "
+                   "needed = /24s holding a longer prefix; ask_trie = /24s "
+                   "left to the trie for want of a group; paint = "
+                   "dir24_clear + painting every prefix, in progbench, "
+                   "median [min-max] over rounds):", "",
+                   "| N | groups | needed | used | ask_trie | paint ms |",
+                   "|---|---|---|---|---|---|"]
+            for n in sorted(tb):
+                rs = tb[n]
+                pm = summ([r["paint_ms"] for r in rs])
+                md.append(f"| {n} | {rs[0]['groups']} | "
+                          f"{rs[0]['groups_needed']} | {rs[-1]['used']} | "
+                          f"{max(r['ask_trie'] for r in rs)} | "
+                          f"{pm['median']:.0f} [{pm['min']:.0f}-"
+                          f"{pm['max']:.0f}] |")
+            res["table_paint"] = {str(n): {"groups": rs[0]["groups"],
+                                           "needed": rs[0]["groups_needed"],
+                                           "used": rs[-1]["used"],
+                                           "ask_trie": max(r["ask_trie"]
+                                                           for r in rs),
+                                           "paint_ms": summ(
+                                               [r["paint_ms"] for r in rs])}
+                                  for n, rs in tb.items()}
+        md.append("")
+        big = max(tp)
+        raw = {r["case"]: r["median"] for r in tres if r["n"] == big}
+        d = derived[big]
+        for what, case, key, lim in (
+                ("hot", "dir24_hot", "hot_dir24", 32),
+                ("spread over 64k destinations", "dir24_spread64k",
+                 "s64_dir24", 100)):
+            if case not in raw:
+                continue
+            floor = raw["empty" if what == "hot" else "spread64k_floor"]
+            targets.append({
+                "target": f"table, N={big}, full classify {what} <= {lim} ns"
+                          " (program time)",
+                "value": f"{raw[case]:.0f} ns (floor of the same run: "
+                         f"{floor:.0f} ns)",
+                "met": raw[case] <= lim})
+            if d[key]:
+                targets.append({
+                    "target": f"same, floor subtracted (<= {lim} ns above "
+                              "the floor)",
+                    "value": f"{d[key]['median']:.0f} ns "
+                             f"[{d[key]['min']:.0f}-{d[key]['max']:.0f}]",
+                    "met": d[key]["median"] <= lim})
+
+    # loading with the table
+    loads = [r for r in by["load"] if r["tool"] == "route_load"]
+    lib = defaultdict(list)
+    for r in by["lib"]:
+        lib[(r["op"], r.get("len"))].append(r)
+    incr = defaultdict(list)
+    for r in by["incr"]:
+        incr[(r["op"], r.get("len"))].append(r)
+    if loads or lib or incr:
+        md += ["### 5.2 Loading and changes with the table", ""]
+    if loads:
+        md += ["`classifier route load` (trie + IPv4 table, the CLI's "
+               "default table) and what the table looked like after:", "",
+               "| N | reps | time s median | min-max s | groups | used | "
+               "ask_trie |", "|---|---|---|---|---|---|---|"]
+        per = defaultdict(list)
+        for r in loads:
+            per[r["n"]].append(r)
+        for n in sorted(per):
+            rs = per[n]
+            sm = summ([r["ns"] / 1e9 for r in rs])
+            t = rs[-1].get("table", {})
+            md.append(f"| {n} | {len(rs)} | {sm['median']:.3f} | "
+                      f"{sm['min']:.3f}-{sm['max']:.3f} | "
+                      f"{t.get('groups', '-')} | {t.get('groups_used', '-')}"
+                      f" | {t.get('ask_trie', '-')} |")
+            if n >= 1000000:
+                targets.append({
+                    "target": f"route load of {n} prefixes (trie + table) "
+                              "<= 1.5 s",
+                    "value": f"{sm['median']:.2f} s ({len(rs)} run(s), "
+                             f"{sm['min']:.2f}-{sm['max']:.2f})",
+                    "met": sm["median"] <= 1.5})
+        md.append("")
+    if lib or incr:
+        loaded = (by["lib"] or by["incr"] or [{}])[0]
+        loaded = loaded.get("loaded", loaded.get("n", "?"))
+        md += [f"With N={loaded} loaded: single changes through the CLI "
+               "(one process each, fork/exec included; `cli_version` is "
+               "`classifier --version`, the exec floor) and in-process "
+               "through the maps library (routebench: cls_route_update / "
+               "cls_route_delete, which repaint the table; `dump_v4` + "
+               "`dir24_build` = a full table build from the trie: "
+               "cls_route_dump, then cls_dir24_build with its suspend, "
+               "wait and switch).  Prefixes in 10.0.0.0/8 (outside the "
+               "set), each added then deleted.", "",
+               "| operation | prefix len | n | median ms | p25-p75 ms | "
+               "min-max ms |", "|---|---|---|---|---|---|"]
+        res["table_ops"] = []
+        for (op, ln), rs in sorted(list(incr.items()) + list(lib.items()),
+                                   key=lambda x: (x[0][0], x[0][1] or 0)):
+            sm = summ([r["ns"] / 1e6 for r in rs])
+            res["table_ops"].append({"op": op, "len": ln, "ms": sm})
+            md.append(f"| {op} | {ln if ln else '-'} | {sm['count']} | "
+                      f"{sm['median']:.3f} | {sm['p25']:.3f}-"
+                      f"{sm['p75']:.3f} | {sm['min']:.3f}-"
+                      f"{sm['max']:.3f} |")
+        lt = by["lib_table"]
+        if lt:
+            md += ["", "Table seen by routebench: " + "; ".join(
+                f"{r['when']}: {r['used']} of {r['groups']} groups used, "
+                f"{r['ask_trie']} /24s left to the trie" for r in lt) + "."]
+        md.append("")
+    res["table_prog"] = tres
+    return tres
+
+
+def plot(out, rres, pres, tres=()):
     if not shutil.which("gnuplot"):
         print("report: gnuplot missing, no plot", file=sys.stderr)
         return
     series = []
     # cls_nostats is mostly within the noise (<= 0): left to the table.
-    for v in ["cls", "u32", "nft"]:
+    for v in ["cls", "cls_trie", "u32", "nft"]:
         for d in sorted({r["dests"] for r in rres}):
             pts = sorted((r["n"], r["cost_ns"]["median"]) for r in rres
                          if r["variant"] == v and r["dests"] == d)
@@ -356,6 +580,10 @@ def plot(out, rres, pres):
                          if r["family"] == fam and r["case"] == c)
             if pts:
                 series.append((f"prog {c} {fam} (test_run)", pts))
+    for c in ["trie_hot", "dir24_hot", "trie_spread64k", "dir24_spread64k"]:
+        pts = sorted((r["n"], r["median"]) for r in tres if r["case"] == c)
+        if pts:
+            series.append((f"prog {c} v4 (test_run)", pts))
     if not series:
         return
     dat = os.path.join(out, "plot.dat")
