@@ -81,6 +81,8 @@ def main():
            f"Debian {m['debian']}; commit {m['commit']}"
            f"{' (data path modified)' if m['dirty'] else ''}; mode "
            f"{res['meta'].get('mode')}, {res['meta'].get('wall_s')} s.", ""]
+    if os.environ.get("BENCH_NOTE"):  # how the run was made, by whoever ran it
+        md[-1:-1] = ["", os.environ["BENCH_NOTE"]]
     targets = []
 
     # 1. program cost
@@ -574,7 +576,9 @@ def plot(out, rres, pres, tres=()):
                          if r["variant"] == v and r["dests"] == d)
             if pts:
                 series.append((f"{v}, {d} dests (real, over base)", pts))
-    for fam in ["v4", "v6"]:
+    # v4: section 5's trie_* curves are the same path, measured beside
+    # the table's.
+    for fam in ["v6"] if tres else ["v4", "v6"]:
         for c in ["full_hot", "spread_full"]:
             pts = sorted((r["n"], r["median"]) for r in pres
                          if r["family"] == fam and r["case"] == c)
@@ -600,7 +604,8 @@ def plot(out, rres, pres, tres=()):
               "ns_per_packet.png'\nset logscale x\nset logscale y\n"
               "set xlabel 'prefixes (N)'\nset ylabel 'ns per packet'\n"
               "set key outside right\nset grid\n"
-              "set title 'classifier vs tc u32 vs nftables'\n"
+              "set title 'classifier (IPv4 table on: cls, dir24; off: cls_trie, "
+              "trie) vs tc u32 vs nftables'\n"
               f"plot {plots}\n")
     subprocess.run(["gnuplot"], input=script, text=True, check=False)
 
