@@ -74,7 +74,7 @@ build_initramfs() {
 	cat > "$IRD/init" <<EOF
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+export PATH=/usr/sbin:/usr/bin:/bin:/sbin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
@@ -91,8 +91,8 @@ fail=0
 bpf_smoke check || fail=1
 bpf_smoke bench 200000 || fail=1
 bpf_smoke bench 200000 || fail=1
-bpf_smoke storm $FLIPS || fail=1
-dmesg | grep -iE "BUG|WARNING|Oops|panic|stall" && { echo "VMTEST kernel log has errors"; fail=1; }
+timeout 600 bpf_smoke storm $FLIPS || { echo "VMTEST bpf_smoke storm failed or timed out"; fail=1; }
+dmesg | grep -E "BUG:|WARNING:|Oops:|Call Trace:|Kernel panic|stall" && { echo "VMTEST kernel log has errors"; fail=1; }
 if [ -x /usr/bin/prog_test_run ]; then
 	echo "VMTEST running prog_test_run"
 	(cd /cls 2>/dev/null || cd /; prog_test_run) && echo "VMTEST prog_test_run PASS" || { echo "VMTEST prog_test_run FAIL"; fail=1; }
@@ -168,6 +168,7 @@ boot() { # kernel-name
 	timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1024 \
 		-kernel "$img" -initrd "$KWORK/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 oops=panic loglevel=4" \
+		-monitor unix:"$KWORK/monitor-$k.sock",server=on,wait=off \
 		-nographic -no-reboot -nic none > "$out" 2>&1 || true
 	log "$k: guest ran $(( $(date +%s) - t0 ))s, log $out"
 	grep -E "^(VMTEST|SMOKE|STORM|bench|storm|cpu-id|xlated|lookup|counters|runner|flips)" "$out" |

@@ -47,7 +47,7 @@ for c in 0 1; do
 	[ "$2" = 0 ] && [ "$1" -gt 0 ] || ok=0
 done
 [ "$((after - before))" = "$sent" ] || ok=0
-dmesg | grep -iE "BUG|Oops|WARNING" && ok=0
+dmesg | grep -E "BUG:|WARNING:|Oops:|Call Trace:|stall" && ok=0
 if [ $ok = 1 ]; then
 	echo "VMTEST cls-storm PASS"
 	exit 0

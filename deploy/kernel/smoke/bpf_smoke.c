@@ -349,6 +349,8 @@ static int storm(int flips)
 			return 1;
 		}
 		dummy++;
+		if ((i + 1) % 100 == 0)
+			printf("flips: %d\n", i + 1);
 	}
 	pwrite(fd, "0", 1, 0);
 	close(fd);
