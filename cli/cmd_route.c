@@ -270,13 +270,12 @@ static enum table_answer table_answer(struct cli *c,
 	__u32 a, got;
 	bool ask;
 
-	if (addr->family != AF_INET || cls_get_config(&c->maps, &cfg) ||
-	    cfg.lookup_mode != CLS_LOOKUP_DIR24 || cls_dir24_map(&c->maps) ||
-	    !c->maps.dir24.on)
-		return TABLE_NONE;
 	a = (__u32)addr->addr[0] << 24 | (__u32)addr->addr[1] << 16 |
 	    (__u32)addr->addr[2] << 8 | addr->addr[3];
-	got = dir24_lookup(&c->maps.dir24, a, &ask);
+	if (addr->family != AF_INET || cls_get_config(&c->maps, &cfg) ||
+	    cfg.lookup_mode != CLS_LOOKUP_DIR24 ||
+	    cls_dir24_lookup(&c->maps, a, &got, &ask))
+		return TABLE_NONE;
 	if (ask)
 		return TABLE_ASKS_TRIE;
 	return got == idx ? TABLE_AGREES : TABLE_DIFFERS;

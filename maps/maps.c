@@ -89,9 +89,7 @@ void cls_maps_close(struct cls_maps *m)
 	if (m->stats_mem)
 		munmap(m->stats_mem, m->stats_len);
 	m->stats_mem = NULL;
-	if (m->dir24_mem)
-		munmap(m->dir24_mem, m->dir24_len);
-	m->dir24_mem = NULL;
+	cls_dir24_unmap(m);
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)
 			close(*fds[i]);

@@ -44,8 +44,9 @@ struct cls_maps {
 	int dir24_fd;
 	unsigned int nr_cpus;
 	struct dir24 dir24; /* view of the mmap, on first use */
-	void *dir24_mem;
+	void *dir24_mem;       /* reserved for the whole map, mapped in windows */
 	size_t dir24_len;
+	unsigned char *dir24_mapped; /* per page */
 	struct cls_counter *stats_mem; /* mmap of stats, on first use */
 	size_t stats_len;
 };
@@ -135,7 +136,13 @@ const char *cls_reason_name(enum cls_reason r);
  * themselves (cls_route_update/delete); whole-table changes go
  * suspend -> publish tries -> build, so packets use the trie meanwhile.
  */
+/* Reserve the table's address range; map its bookkeeping. */
 int cls_dir24_map(struct cls_maps *m);
+/* Map every page (whole-table work). */
+int cls_dir24_map_all(struct cls_maps *m);
+void cls_dir24_unmap(struct cls_maps *m);
+/* What the table answers for addr (host order), mapping what it reads. */
+int cls_dir24_lookup(struct cls_maps *m, __u32 addr, __u32 *cls, bool *ask);
 /* Fresh table in a new map: empty, bookkeeping written. */
 int cls_dir24_init_fd(int fd);
 int cls_dir24_suspend(struct cls_maps *m);

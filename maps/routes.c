@@ -205,40 +205,99 @@ static int cmp_route(const void *a, const void *b)
 	return (int)x->len - (int)y->len;
 }
 
-static int dump_family(const struct cls_maps *m, int family,
-		       struct cls_route **out, size_t *n, size_t *cap)
+static int grow(struct cls_route **out, size_t *cap, size_t need)
+{
+	struct cls_route *r;
+
+	if (need <= *cap)
+		return 0;
+	while (*cap < need)
+		*cap = *cap ? *cap * 2 : 1024;
+	r = realloc(*out, *cap * sizeof(**out));
+	if (!r)
+		return -ENOMEM;
+	*out = r;
+	return 0;
+}
+
+static int dump_one_by_one(int fd, int family, struct cls_route **out,
+			   size_t *n, size_t *cap)
 {
 	union cls_key k, next;
 	void *prev = NULL;
-	struct cls_route *r;
 	__u32 val;
-	int fd, err = 0;
+	int err;
 
-	fd = cls_trie_current(m, family);
-	if (fd < 0)
-		return fd;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		k = next;
 		prev = &k;
 		/* A racing delete is not an error: the route is gone. */
 		if (bpf_map_lookup_elem(fd, &k, &val))
 			continue;
-		if (*n == *cap) {
-			*cap = *cap ? *cap * 2 : 1024;
-			r = realloc(*out, *cap * sizeof(**out));
-			if (!r) {
-				err = -ENOMEM;
-				goto out;
-			}
-			*out = r;
-		}
+		err = grow(out, cap, *n + 1);
+		if (err)
+			return err;
 		prefix_from_key(&(*out)[*n].prefix, &k, family);
 		(*out)[*n].class_idx = val;
 		(*n)++;
 	}
-	if (errno != ENOENT)
-		err = -errno;
-out:
+	return errno == ENOENT ? 0 : -errno;
+}
+
+#define DUMP_CHUNK 8192
+
+/* Kernels with batch ops on LPM tries: thousands of routes per syscall. */
+static int dump_batched(int fd, int family, struct cls_route **out,
+			size_t *n, size_t *cap)
+{
+	size_t ks = key_size(family), i;
+	union cls_key batch, k;
+	__u32 vals[DUMP_CHUNK], count;
+	void *in = NULL;
+	__u8 *keys;
+	int err = 0, done = 0;
+
+	keys = malloc(DUMP_CHUNK * ks);
+	if (!keys)
+		return -ENOMEM;
+	while (!err && !done) {
+		count = DUMP_CHUNK;
+		if (bpf_map_lookup_batch(fd, in, &batch, keys, vals, &count,
+					 NULL)) {
+			if (errno != ENOENT) {
+				err = -errno;
+				break;
+			}
+			done = 1;
+		}
+		in = &batch;
+		err = grow(out, cap, *n + count);
+		for (i = 0; !err && i < count; i++) {
+			memset(&k, 0, sizeof(k));
+			memcpy(&k, keys + i * ks, ks);
+			prefix_from_key(&(*out)[*n].prefix, &k, family);
+			(*out)[*n].class_idx = vals[i];
+			(*n)++;
+		}
+	}
+	free(keys);
+	return err;
+}
+
+static int dump_family(const struct cls_maps *m, int family,
+		       struct cls_route **out, size_t *n, size_t *cap)
+{
+	size_t start = *n;
+	int fd, err;
+
+	fd = cls_trie_current(m, family);
+	if (fd < 0)
+		return fd;
+	err = dump_batched(fd, family, out, n, cap);
+	if (err == -EINVAL || err == -ENOTSUPP || err == -EOPNOTSUPP) {
+		*n = start;
+		err = dump_one_by_one(fd, family, out, n, cap);
+	}
 	close(fd);
 	return err;
 }

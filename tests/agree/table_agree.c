@@ -103,7 +103,7 @@ static int prog_class(struct ctx *c, __u32 addr, __u32 *cls)
 static int check_addr(struct ctx *c, __u32 addr, char *why, size_t n)
 {
 	struct route *b = best(c, addr);
-	__u32 want = b ? b->cls : 0, trie = 0, table, prog;
+	__u32 want = b ? b->cls : 0, trie = 0, table = 0, prog = 0;
 	struct cls_v4_key k = { .prefixlen = 32 };
 	__u32 be = htonl(addr), v;
 	bool ask;
@@ -112,8 +112,9 @@ static int check_addr(struct ctx *c, __u32 addr, char *why, size_t n)
 	memcpy(k.addr, &be, 4);
 	if (!bpf_map_lookup_elem(c->trie_fd, &k, &v))
 		trie = v;
-	table = dir24_lookup(&c->m.dir24, addr, &ask);
-	err = prog_class(c, addr, &prog);
+	err = cls_dir24_lookup(&c->m, addr, &table, &ask);
+	if (!err)
+		err = prog_class(c, addr, &prog);
 	c->checked++;
 	c->asked_trie += ask;
 	if (err || trie != want || (!ask && table != want) || prog != want) {
