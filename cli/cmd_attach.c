@@ -248,7 +248,10 @@ int do_status(struct cli *c, int argc, char **argv)
 		printf("attached %s %s prog %u%s%s\n", a[i].ifname,
 		       hook_name(&a[i]), a[i].prog_id,
 		       a[i].owns_qdisc ? " (own clsact)" : "",
-		       a[i].defunct ? " DEFUNCT (device gone)" : "");
+		       !a[i].defunct ? "" :
+		       a[i].tcx || a[i].hook == CLS_HOOK_XDP ?
+				       " DEFUNCT (device gone)" :
+				       " (device not in this network namespace, or gone)");
 out:
 	free(a);
 	free(e);

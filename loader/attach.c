@@ -261,26 +261,47 @@ int cls_attach(const char *root, const char *ifname,
 	return err;
 }
 
+/*
+ * Links are updated through their pins, so attachments in other network
+ * namespaces (one bpffs, several netns) move too.  A clsact filter can
+ * only be replaced over netlink in the device's own namespace.
+ */
+static int replace_one(const char *root, struct classifier_bpf *skel,
+		       const struct cls_attachment *a)
+{
+	struct cls_attach_opts o = { .hook = a->hook, .mode = CLS_MODE_TC };
+	struct cls_attach_result res;
+	struct pins p;
+	int prog_fd, err;
+
+	prog_fd = bpf_program__fd(a->hook == CLS_HOOK_XDP ?
+					  skel->progs.cls_ingress :
+					  skel->progs.cls_egress);
+	err = pin_paths(&p, root, a->ifname, a->hook);
+	if (err)
+		return err;
+	if (a->tcx || a->hook == CLS_HOOK_XDP)
+		return link_replace(p.link, prog_fd);
+	err = attach_prog(skel, root, a->ifname, &o, &res);
+	if (err == -ENODEV)
+		pr_warn("%s: clsact attachment whose device is not here (another network namespace: run this there; gone: 'classifier detach dev %s')\n",
+			a->ifname, a->ifname);
+	else if (!err && !res.replaced)
+		err = -EUCLEAN; /* it was not attached after all */
+	return err;
+}
+
 int cls_replace_all(const char *root, struct classifier_bpf *skel)
 {
 	struct cls_attachment *a;
-	struct cls_attach_result res;
 	size_t n, i;
 	int err;
 
 	err = cls_attachments(root, &a, &n);
-	for (i = 0; !err && i < n; i++) {
-		struct cls_attach_opts o = {
-			.hook = a[i].hook,
-			.mode = a[i].tcx ? CLS_MODE_TCX : CLS_MODE_TC,
-		};
-
-		if (a[i].defunct)
-			continue;
-		err = attach_prog(skel, root, a[i].ifname, &o, &res);
-		if (!err && !res.replaced)
-			err = -EUCLEAN; /* it was not attached after all */
-	}
+	/* A defunct link is gone for good; a clsact one may be elsewhere. */
+	for (i = 0; !err && i < n; i++)
+		if (!a[i].defunct || !(a[i].tcx || a[i].hook == CLS_HOOK_XDP))
+			err = replace_one(root, skel, &a[i]);
 	free(a);
 	return err;
 }
