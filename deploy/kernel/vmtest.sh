@@ -151,11 +151,13 @@ count_boot() { # kernel-name
 	done < <(nm -S "$vml")
 	log "counting on $k: $args"
 	timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 1 -m 1024 \
-		-plugin "$KWORK/insncount.so$args" \
+		-plugin "$KWORK/insncount.so$args" -d plugin -D "$KWORK/vmcount-$k.plugin.log" \
 		-kernel "$img" -initrd "$KWORK/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 loglevel=4 vmtest=count vmtest_runs=$runs" \
 		-nographic -no-reboot -nic none > "$KWORK/vmcount-$k.log" 2>&1 || true
-	grep -E "^(bench|INSNCOUNT)" "$KWORK/vmcount-$k.log" | sed "s/^/  [$k] /" >&2
+	{ grep -ao "bench: .*" "$KWORK/vmcount-$k.log"; cat "$KWORK/vmcount-$k.plugin.log"; } |
+		sed "s/^/  [$k] /" >&2
+	grep -q INSNCOUNT "$KWORK/vmcount-$k.plugin.log"
 }
 
 boot() { # kernel-name
