@@ -133,7 +133,12 @@ int do_detach(struct cli *c, int argc, char **argv)
 	err = cli_maps_write(c);
 	if (err)
 		return err;
-	err = cls_detach(c->root, dev, hook);
+	err = cls_detach(c->root, dev, hook, false);
+	if (err == -ENXIO) {
+		cli_err(c, "%s: device not in this network namespace; detach it from there ('classifier purge' forgets it if it was deleted)",
+			dev);
+		return err;
+	}
 	if (err == -ENODEV) {
 		cli_err(c, "no such device \"%s\" (and nothing attached under that name)",
 			dev);

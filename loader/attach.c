@@ -347,7 +347,7 @@ static int detach_tc(const struct pins *p, int ifindex)
 	return err == -ENOENT ? 0 : err;
 }
 
-int cls_detach(const char *root, const char *ifname, int hook)
+int cls_detach(const char *root, const char *ifname, int hook, bool force)
 {
 	int ifindex = if_nametoindex(ifname);
 	int h, err = 0, found = 0;
@@ -365,7 +365,14 @@ int cls_detach(const char *root, const char *ifname, int hook)
 		}
 		if (!err && pinned(p.tc)) {
 			found++;
-			err = detach_tc(&p, ifindex);
+			/*
+			 * Without the device we cannot tell "deleted" (its
+			 * filter went with it) from "in another network
+			 * namespace" (its filter still runs): keep the record
+			 * unless told to drop it.
+			 */
+			err = ifindex || force ? detach_tc(&p, ifindex) :
+						 -ENXIO;
 		}
 		if (err)
 			return err;
@@ -479,7 +486,7 @@ int cls_purge(const char *root)
 	if (err)
 		return err;
 	for (i = 0; i < n && !err; i++) {
-		err = cls_detach(root, a[i].ifname, a[i].hook);
+		err = cls_detach(root, a[i].ifname, a[i].hook, true);
 		if (err == -ENOENT || err == -ENODEV)
 			err = 0;
 	}

@@ -56,8 +56,12 @@ int cls_setup(const char *root, bool *created);
 int cls_attach(const char *root, const char *ifname,
 	       const struct cls_attach_opts *opts,
 	       struct cls_attach_result *res);
-/* hook < 0: every hook. -ENOENT if nothing of ours is attached there. */
-int cls_detach(const char *root, const char *ifname, int hook);
+/*
+ * hook < 0: every hook. -ENOENT if nothing of ours is attached there,
+ * -ENXIO for a clsact attachment whose device is not in this namespace
+ * (force: forget it anyway, as purge does).
+ */
+int cls_detach(const char *root, const char *ifname, int hook, bool force);
 
 struct cls_attachment {
 	char ifname[64];
