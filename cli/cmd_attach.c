@@ -79,6 +79,17 @@ bad:
 	return 0;
 }
 
+/* Help (returns 1) or the arguments of attach/detach. */
+static int dev_command(struct cli *c, int argc, char **argv, const char **dev,
+		       struct cls_attach_opts *o, int *hook, bool attach)
+{
+	if (argc && is_help(argv[0])) {
+		attach_usage(stdout);
+		return 1;
+	}
+	return parse_dev_args(c, argc, argv, dev, o, hook, attach);
+}
+
 int do_attach(struct cli *c, int argc, char **argv)
 {
 	struct cls_attach_opts o = {};
@@ -86,13 +97,9 @@ int do_attach(struct cli *c, int argc, char **argv)
 	const char *dev, *extack;
 	int err, hook;
 
-	if (argc && is_help(argv[0])) {
-		attach_usage(stdout);
-		return 0;
-	}
-	err = parse_dev_args(c, argc, argv, &dev, &o, &hook, true);
+	err = dev_command(c, argc, argv, &dev, &o, &hook, true);
 	if (err)
-		return err;
+		return err > 0 ? 0 : err;
 	o.hook = hook < 0 ? CLS_HOOK_EGRESS : hook;
 	if (!if_nametoindex(dev)) {
 		cli_err(c, "no such device \"%s\"", dev);
@@ -123,13 +130,9 @@ int do_detach(struct cli *c, int argc, char **argv)
 	const char *dev;
 	int err, hook;
 
-	if (argc && is_help(argv[0])) {
-		attach_usage(stdout);
-		return 0;
-	}
-	err = parse_dev_args(c, argc, argv, &dev, &o, &hook, false);
+	err = dev_command(c, argc, argv, &dev, &o, &hook, false);
 	if (err)
-		return err;
+		return err > 0 ? 0 : err;
 	err = cli_maps_write(c);
 	if (err)
 		return err;
