@@ -146,7 +146,9 @@ bench-quick: $(OUTPUT)/classifier
 bench-smoke: $(OUTPUT)/classifier
 	$(Q)./bench/run.sh --smoke $(OUTPUT)
 
+# The 6.1 series applies, is checkpatch-clean, and its objects compile.
 kernel-check:
+	$(Q)./deploy/kernel/deps.sh
 	$(Q)./deploy/kernel/check.sh
 
 format:
