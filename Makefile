@@ -129,8 +129,8 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)$(MAKE) --no-print-directory verifier-stats
 	$(Q)$(MAKE) --no-print-directory prog
-	$(Q)$(MAKE) --no-print-directory netns
 	$(Q)$(MAKE) --no-print-directory bench-smoke
+	$(Q)$(MAKE) --no-print-directory netns
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory $(OUTPUT)/classifier
