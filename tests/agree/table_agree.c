@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -310,20 +311,39 @@ static void scenario(const char *name, const char *bpffs, __u32 groups,
 	free(c);
 }
 
+static int run_all(const char *bpffs)
+{
+	scenario("table_trie_program_agree_groups_to_spare", bpffs,
+		 CLS_DIR24_DEFAULT_GROUPS, 1, 4500);
+	scenario("table_trie_program_agree_groups_exhausted", bpffs, 8, 2,
+		 4500);
+	printf("%u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
+/* The scenarios run in a child, so even a crash leaves no mount behind. */
 int main(void)
 {
 	char bpffs[] = "/tmp/cls-agree.XXXXXX";
+	int status = 0;
+	pid_t pid;
 
 	if (!mkdtemp(bpffs) || mount("bpf", bpffs, "bpf", 0, NULL)) {
 		perror("private bpffs");
 		return 2;
 	}
-	scenario("table_trie_program_agree_groups_to_spare", bpffs,
-		 CLS_DIR24_DEFAULT_GROUPS, 1, 4500);
-	scenario("table_trie_program_agree_groups_exhausted", bpffs, 8, 2,
-		 4500);
-	umount(bpffs);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		exit(run_all(bpffs));
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		status = -1;
+	umount2(bpffs, MNT_DETACH);
 	rmdir(bpffs);
-	printf("%u passed, %u failed\n", passed, failed);
-	return failed ? 1 : 0;
+	if (!WIFEXITED(status)) {
+		printf("FAIL table_agree: child died (status %#x)\n0 passed, 1 failed\n",
+		       status);
+		return 1;
+	}
+	return WEXITSTATUS(status);
 }
