@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "lib/log.h"
 #include "loader/loader.h"
 
 static void attach_usage(FILE *f)
@@ -109,8 +110,15 @@ int do_attach(struct cli *c, int argc, char **argv)
 	if (err)
 		return err;
 	err = cls_attach(c->root, dev, &o, &res);
-	if (!err)
+	if (!err) {
+		pr_info("%s %s %s, prog id %u\n", res.replaced ? "replaced on" :
+							      "attached to",
+			dev, o.hook == CLS_HOOK_XDP ? "xdp" :
+			     res.tcx		   ? "egress (tcx)" :
+						     "egress (clsact)",
+			res.prog_id);
 		return 0;
+	}
 	extack = cls_loader_last_error();
 	if (o.hook == CLS_HOOK_XDP && err == -EOPNOTSUPP)
 		cli_err(c, "%s: driver has no native XDP (try xdp-mode generic)",

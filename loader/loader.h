@@ -68,7 +68,6 @@ struct cls_attachment {
 	enum cls_hook hook;
 	bool tcx;          /* egress: tcx link, else clsact filter */
 	bool owns_qdisc;   /* clsact created by classifier */
-	bool xdp_generic;
 	bool defunct;      /* the device is gone */
 	__u32 prog_id;
 	__u32 ifindex;
