@@ -15,25 +15,64 @@ static void stats_usage(FILE *f)
 		   "left unclassified are counted by reason even when off.\n");
 }
 
-static void print_counter_json(struct json_writer *jw,
-			       const struct cls_maps *m, __u32 slot,
-			       bool per_cpu)
+/* A class (both hooks) or a single slot, per CPU. */
+struct what {
+	bool is_class;
+	__u32 i;
+};
+
+static struct cls_counter at(const struct cls_maps *m, unsigned int cpu,
+			     struct what w)
 {
-	struct cls_counter sum = cls_stats_sum(m, slot), v;
+	return w.is_class ? cls_stats_class_cpu(m, cpu, w.i) :
+			    cls_stats_cpu(m, cpu, w.i);
+}
+
+static struct cls_counter total(const struct cls_maps *m, struct what w)
+{
+	struct cls_counter sum = {}, v;
 	unsigned int cpu;
 
-	jw_uint_field(jw, "packets", sum.packets);
-	jw_uint_field(jw, "bytes", sum.bytes);
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		v = at(m, cpu, w);
+		sum.packets += v.packets;
+		sum.bytes += v.bytes;
+	}
+	return sum;
+}
+
+static void counter_json(struct json_writer *jw, struct cls_counter v)
+{
+	jw_uint_field(jw, "packets", v.packets);
+	jw_uint_field(jw, "bytes", v.bytes);
+}
+
+static void print_counter_json(struct json_writer *jw,
+			       const struct cls_maps *m, struct what w,
+			       bool per_cpu)
+{
+	unsigned int cpu;
+
+	counter_json(jw, total(m, w));
+	if (w.is_class) {
+		jw_name(jw, "egress");
+		jw_start_object(jw);
+		counter_json(jw, cls_stats_sum(m, CLS_STATS_EGRESS_BASE + w.i));
+		jw_end_object(jw);
+		jw_name(jw, "ingress");
+		jw_start_object(jw);
+		counter_json(jw,
+			     cls_stats_sum(m, CLS_STATS_INGRESS_BASE + w.i));
+		jw_end_object(jw);
+	}
 	if (!per_cpu)
 		return;
 	jw_name(jw, "per_cpu");
 	jw_start_array(jw);
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
-		v = cls_stats_cpu(m, cpu, slot);
 		jw_start_object(jw);
 		jw_uint_field(jw, "cpu", cpu);
-		jw_uint_field(jw, "packets", v.packets);
-		jw_uint_field(jw, "bytes", v.bytes);
+		counter_json(jw, at(m, cpu, w));
 		jw_end_object(jw);
 	}
 	jw_end_array(jw);
@@ -59,7 +98,8 @@ static void stats_json(struct cli *c, const struct cls_class_entry *e,
 		jw_string_field(jw, "class", label);
 		jw_string_field(jw, "name", e[i].meta.name);
 		jw_uint_field(jw, "index", e[i].idx);
-		print_counter_json(jw, &c->maps, e[i].idx, per_cpu);
+		print_counter_json(jw, &c->maps,
+				   (struct what){ true, e[i].idx }, per_cpu);
 		jw_end_object(jw);
 	}
 	jw_end_array(jw);
@@ -68,7 +108,9 @@ static void stats_json(struct cli *c, const struct cls_class_entry *e,
 	for (r = 0; r < CLS_R_MAX; r++) {
 		jw_name(jw, cls_reason_name(r));
 		jw_start_object(jw);
-		print_counter_json(jw, &c->maps, CLS_STATS_REASON_BASE + r,
+		print_counter_json(jw, &c->maps,
+				   (struct what){ false,
+						  CLS_STATS_REASON_BASE + r },
 				   per_cpu);
 		jw_end_object(jw);
 	}
@@ -77,9 +119,22 @@ static void stats_json(struct cli *c, const struct cls_class_entry *e,
 	jw_destroy(&jw);
 }
 
+/* Egress/ingress columns only when XDP counted something. */
+static bool any_ingress(const struct cls_maps *m,
+			const struct cls_class_entry *e, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (cls_stats_sum(m, CLS_STATS_INGRESS_BASE + e[i].idx).packets)
+			return true;
+	return false;
+}
+
 static void stats_text(struct cli *c, const struct cls_class_entry *e,
 		       size_t n, bool on, bool per_cpu)
 {
+	bool split = any_ingress(&c->maps, e, n);
 	char label[CLASSID_STRLEN];
 	struct cls_counter v;
 	unsigned int cpu;
@@ -87,14 +142,24 @@ static void stats_text(struct cli *c, const struct cls_class_entry *e,
 	int r;
 
 	printf("stats %s\n", on ? "on" : "off");
-	printf("%-10s %-16s %14s %16s\n", "class", "name", "packets", "bytes");
+	printf("%-10s %-16s %14s %16s", "class", "name", "packets", "bytes");
+	printf(split ? " %14s %14s\n" : "\n", "egress pkts", "ingress pkts");
 	for (i = 0; i < n; i++) {
 		class_label(&e[i], label, sizeof(label));
-		v = cls_stats_sum(&c->maps, e[i].idx);
-		printf("%-10s %-16s %14llu %16llu\n", label,
+		v = total(&c->maps, (struct what){ true, e[i].idx });
+		printf("%-10s %-16s %14llu %16llu", label,
 		       e[i].idx ? e[i].meta.name : "", v.packets, v.bytes);
+		if (split)
+			printf(" %14llu %14llu",
+			       cls_stats_sum(&c->maps,
+					     CLS_STATS_EGRESS_BASE + e[i].idx)
+				       .packets,
+			       cls_stats_sum(&c->maps,
+					     CLS_STATS_INGRESS_BASE + e[i].idx)
+				       .packets);
+		printf("\n");
 		for (cpu = 0; per_cpu && cpu < c->maps.nr_cpus; cpu++) {
-			v = cls_stats_cpu(&c->maps, cpu, e[i].idx);
+			v = cls_stats_class_cpu(&c->maps, cpu, e[i].idx);
 			if (v.packets)
 				printf("  cpu%-6u %-16s %14llu %16llu\n", cpu,
 				       "", v.packets, v.bytes);

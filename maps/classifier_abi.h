@@ -11,7 +11,7 @@
 #include <linux/types.h>
 #endif
 
-#define CLS_ABI_VERSION 2
+#define CLS_ABI_VERSION 3
 
 /* Dense class indices; index 0 is the default class (no route matched). */
 #define CLS_MAX_CLASSES 4096
@@ -72,11 +72,14 @@ enum cls_reason {
 /*
  * stats: one BPF_F_MMAPABLE ARRAY of nr_cpus * CLS_STATS_STRIDE counters.
  * CPU c owns entries [c * CLS_STATS_STRIDE, (c + 1) * CLS_STATS_STRIDE):
- * classes first, then one slot per cls_reason.  Only CPU c writes its slice,
- * so the data path uses plain adds.
+ * classes as tc egress counted them, then as XDP ingress counted them,
+ * then one slot per cls_reason.  Only CPU c writes its slice, so the data
+ * path uses plain adds.
  */
-#define CLS_STATS_STRIDE (CLS_MAX_CLASSES + CLS_REASON_SLOTS)
-#define CLS_STATS_REASON_BASE CLS_MAX_CLASSES
+#define CLS_STATS_EGRESS_BASE 0
+#define CLS_STATS_INGRESS_BASE CLS_MAX_CLASSES
+#define CLS_STATS_REASON_BASE (2 * CLS_MAX_CLASSES)
+#define CLS_STATS_STRIDE (2 * CLS_MAX_CLASSES + CLS_REASON_SLOTS)
 
 struct cls_counter {
 	__u64 packets;

@@ -119,10 +119,13 @@ int cls_class_clear(const struct cls_maps *m, __u32 idx);
 
 /* Counters. */
 int cls_stats_map(struct cls_maps *m);
-/* Sum over CPUs of one slot (class index or CLS_STATS_REASON_BASE + r). */
+/* Sum over CPUs of one slot (CLS_STATS_*_BASE + class index or reason). */
 struct cls_counter cls_stats_sum(const struct cls_maps *m, __u32 slot);
 struct cls_counter cls_stats_cpu(const struct cls_maps *m, unsigned int cpu,
 				 __u32 slot);
+/* Class idx on one CPU, egress and ingress together. */
+struct cls_counter cls_stats_class_cpu(const struct cls_maps *m,
+				       unsigned int cpu, __u32 idx);
 int cls_stats_reset(struct cls_maps *m);
 int cls_stats_get_enabled(const struct cls_maps *m, bool *on);
 int cls_stats_set_enabled(const struct cls_maps *m, bool on);

@@ -40,6 +40,18 @@ struct cls_counter cls_stats_cpu(const struct cls_maps *m, unsigned int cpu,
 	return v;
 }
 
+struct cls_counter cls_stats_class_cpu(const struct cls_maps *m,
+				       unsigned int cpu, __u32 idx)
+{
+	struct cls_counter e, i;
+
+	e = cls_stats_cpu(m, cpu, CLS_STATS_EGRESS_BASE + idx);
+	i = cls_stats_cpu(m, cpu, CLS_STATS_INGRESS_BASE + idx);
+	e.packets += i.packets;
+	e.bytes += i.bytes;
+	return e;
+}
+
 struct cls_counter cls_stats_sum(const struct cls_maps *m, __u32 slot)
 {
 	struct cls_counter sum = {}, v;

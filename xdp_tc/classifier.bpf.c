@@ -27,11 +27,12 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /*
- * Looks up the class, counting NO_TABLE and the class itself.  Returns the
- * class index; the default class stands in when there is no table.
+ * Looks up the class, counting NO_TABLE and the class itself in the
+ * counters of this hook (counter_base).  Returns the class index; the
+ * default class stands in when there is no table.
  */
 static __always_inline __u32 cls_classify(const struct cls_pkt *pkt,
-					  __u64 bytes)
+					  __u64 bytes, __u32 counter_base)
 {
 	struct cls_config *cfg;
 	__u32 zero = 0;
@@ -43,7 +44,7 @@ static __always_inline __u32 cls_classify(const struct cls_pkt *pkt,
 		cls_count_reason(CLS_R_NO_TABLE, bytes);
 		idx = CLS_DEFAULT_CLASS;
 	}
-	cls_count_class(cfg, idx, bytes);
+	cls_count_class(cfg, counter_base + idx, bytes);
 	return idx;
 }
 
@@ -77,7 +78,7 @@ int cls_egress(struct __sk_buff *skb)
 		cls_count_reason(pkt.reason, skb->len);
 		return TC_ACT_UNSPEC;
 	}
-	idx = cls_classify(&pkt, skb->len);
+	idx = cls_classify(&pkt, skb->len, CLS_STATS_EGRESS_BASE);
 	cls = bpf_map_lookup_elem(&classes, &idx);
 	return cls_apply_skb(skb, cls, &pkt);
 }
@@ -96,7 +97,7 @@ int cls_ingress(struct xdp_md *ctx)
 		cls_count_reason(pkt.reason, len);
 		return XDP_PASS;
 	}
-	idx = cls_classify(&pkt, len);
+	idx = cls_classify(&pkt, len, CLS_STATS_INGRESS_BASE);
 	cls = bpf_map_lookup_elem(&classes, &idx);
 	return cls_apply_xdp(cls);
 }

@@ -324,13 +324,39 @@ struct cls_counter counter(const struct t *t, int cpu, __u32 slot)
 	return t->f->stats[(size_t)cpu * CLS_STATS_STRIDE + slot];
 }
 
+__u32 class_slot(const struct t *t, __u32 idx)
+{
+	return (t->hook == HOOK_XDP ? CLS_STATS_INGRESS_BASE :
+				      CLS_STATS_EGRESS_BASE) +
+	       idx;
+}
+
+struct cls_counter class_counter(const struct t *t, int cpu, __u32 idx)
+{
+	return counter(t, cpu, class_slot(t, idx));
+}
+
+/* Packets counted to any class by this test's hook. */
 __u64 class_packets(const struct t *t, int cpu)
 {
 	__u64 sum = 0;
 	__u32 i;
 
 	for (i = 0; i < CLS_MAX_CLASSES; i++)
-		sum += counter(t, cpu, i).packets;
+		sum += class_counter(t, cpu, i).packets;
+	return sum;
+}
+
+/* The same for the other hook. */
+__u64 other_hook_packets(const struct t *t, int cpu)
+{
+	__u32 base = t->hook == HOOK_XDP ? CLS_STATS_EGRESS_BASE :
+					   CLS_STATS_INGRESS_BASE;
+	__u64 sum = 0;
+	__u32 i;
+
+	for (i = 0; i < CLS_MAX_CLASSES; i++)
+		sum += counter(t, cpu, base + i).packets;
 	return sum;
 }
 
@@ -347,7 +373,7 @@ __u64 reason_packets(const struct t *t, int cpu)
 int expect_class(struct t *t, const struct pkt *p, __u32 idx)
 {
 	int cpu = t->f->cpu;
-	struct cls_counter before = counter(t, cpu, idx), after;
+	struct cls_counter before = class_counter(t, cpu, idx), after;
 	__u64 classes = class_packets(t, cpu);
 	__u64 reasons = reason_packets(t, cpu);
 	struct run r;
@@ -358,7 +384,7 @@ int expect_class(struct t *t, const struct pkt *p, __u32 idx)
 	      r.verdict, pass_verdict(t));
 	CHECK(t, reason_packets(t, cpu) == reasons,
 	      "a reason was counted for a good packet");
-	after = counter(t, cpu, idx);
+	after = class_counter(t, cpu, idx);
 	CHECK(t, after.packets == before.packets + 1,
 	      "class %u counted %llu packets, want 1", idx,
 	      (unsigned long long)(after.packets - before.packets));

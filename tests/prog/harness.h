@@ -89,6 +89,10 @@ int run_pkt(struct t *t, const struct pkt *p, struct run *r);
 int pass_verdict(const struct t *t);
 struct cls_counter counter(const struct t *t, int cpu, __u32 slot);
 __u64 class_packets(const struct t *t, int cpu);
+__u64 other_hook_packets(const struct t *t, int cpu);
+/* Class idx's counter slot for this test's hook. */
+__u32 class_slot(const struct t *t, __u32 idx);
+struct cls_counter class_counter(const struct t *t, int cpu, __u32 idx);
 __u64 reason_packets(const struct t *t, int cpu);
 
 /* Records why the test failed; always returns -1. */

@@ -135,7 +135,7 @@ static int empty_table_slot_counts_no_table(struct t *t)
 	      "NO_TABLE counted %llu packets, want 1",
 	      (unsigned long long)c.packets);
 	/* The default class still applies and is counted. */
-	c = counter(t, cpu, CLS_DEFAULT_CLASS);
+	c = class_counter(t, cpu, CLS_DEFAULT_CLASS);
 	CHECK(t, c.packets == 1 && class_packets(t, cpu) == 1,
 	      "default class counted %llu, want 1 and no other",
 	      (unsigned long long)c.packets);
@@ -614,7 +614,7 @@ static int tc_drop_shot(struct t *t)
 	if (class_then_run(t, &cls, &p, &r, 0))
 		return -1;
 	CHECK(t, r.verdict == 2, "verdict %d, want TC_ACT_SHOT", r.verdict);
-	CHECK(t, counter(t, t->f->cpu, 3).packets == 1,
+	CHECK(t, class_counter(t, t->f->cpu, 3).packets == 1,
 	      "a dropped packet must still be counted");
 	return 0;
 }
@@ -637,9 +637,9 @@ static int invalid_class_slot_passes_untouched(struct t *t)
 	if (t->hook == HOOK_TC)
 		CHECK(t, !r.skb.priority && !r.skb.mark,
 		      "priority %#x mark %#x set", r.skb.priority, r.skb.mark);
-	CHECK(t, counter(t, t->f->cpu, 3).packets == 1,
+	CHECK(t, class_counter(t, t->f->cpu, 3).packets == 1,
 	      "counted %llu in its index, want 1",
-	      (unsigned long long)counter(t, t->f->cpu, 3).packets);
+	      (unsigned long long)class_counter(t, t->f->cpu, 3).packets);
 	return 0;
 }
 
@@ -689,7 +689,7 @@ static int counters_land_in_this_cpu_slice(struct t *t)
 	for (i = 0; i < COUNT_RUNS; i++)
 		if (run_pkt(t, &p, &r))
 			return -1;
-	c = counter(t, t->f->cpu, 7);
+	c = class_counter(t, t->f->cpu, 7);
 	CHECK(t, c.packets == COUNT_RUNS && c.bytes == COUNT_RUNS * p.len,
 	      "cpu %d class 7: %llu packets %llu bytes, want %d and %zu",
 	      t->f->cpu, (unsigned long long)c.packets,
@@ -699,6 +699,22 @@ static int counters_land_in_this_cpu_slice(struct t *t)
 			CHECK(t,
 			      !class_packets(t, cpu) && !reason_packets(t, cpu),
 			      "cpu %d's slice was written", cpu);
+	return 0;
+}
+
+/* tc egress and XDP ingress count a class in different slots. */
+static int counters_keep_hooks_apart(struct t *t)
+{
+	struct pkt p;
+	struct run r;
+
+	if (route_add(t, "10.0.0.0/8", 5) || mk_v4(t, &p, "10.1.2.3", 0) ||
+	    run_pkt(t, &p, &r))
+		return -1;
+	CHECK(t, class_counter(t, t->f->cpu, 5).packets == 1,
+	      "class 5 not counted in this hook's slots");
+	CHECK(t, other_hook_packets(t, t->f->cpu) == 0,
+	      "counted in the other hook's slots");
 	return 0;
 }
 
@@ -784,6 +800,7 @@ static const struct test_case tests[] = {
 	TEST(xdp_drop, HOOK_XDP),
 	TEST(xdp_ignores_skb_actions, HOOK_XDP),
 	TEST(counters_land_in_this_cpu_slice, BOTH),
+	TEST(counters_keep_hooks_apart, BOTH),
 	TEST(stats_off_keeps_class_counters_not_reasons, BOTH),
 };
 
