@@ -47,6 +47,8 @@ void cli_classes_changed(struct cli *c);
 /* iproute2's matches(): arg is a non-empty prefix of word. */
 bool matches(const char *arg, const char *word);
 bool is_help(const char *arg);
+/* -EINVAL, reported, for a command that takes none. */
+int cli_no_args(struct cli *c, int argc);
 
 struct json_writer *cli_json(struct cli *c);
 

@@ -225,10 +225,8 @@ int do_status(struct cli *c, int argc, char **argv)
 		attach_usage(stdout);
 		return 0;
 	}
-	if (argc) {
-		cli_err(c, "takes no arguments");
+	if (cli_no_args(c, argc))
 		return -EINVAL;
-	}
 	err = cli_maps_read(c);
 	if (err)
 		return err;
@@ -283,10 +281,8 @@ int do_purge(struct cli *c, int argc, char **argv)
 		attach_usage(stdout);
 		return 0;
 	}
-	if (argc) {
-		cli_err(c, "takes no arguments");
+	if (cli_no_args(c, argc))
 		return -EINVAL;
-	}
 	err = cls_lock_root(c->root, &c->lock_fd);
 	if (err == -ENOENT)
 		return 0;

@@ -291,10 +291,8 @@ static int class_list(struct cli *c, int argc, char **argv)
 	int err;
 
 	(void)argv;
-	if (argc) {
-		cli_err(c, "takes no arguments");
+	if (cli_no_args(c, argc))
 		return -EINVAL;
-	}
 	err = cli_maps_read(c);
 	if (err)
 		return err;

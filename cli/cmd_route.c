@@ -193,10 +193,8 @@ static int route_flush(struct cli *c, int argc, char **argv)
 	int err;
 
 	(void)argv;
-	if (argc) {
-		cli_err(c, "takes no arguments");
+	if (cli_no_args(c, argc))
 		return -EINVAL;
-	}
 	err = cli_maps_write(c);
 	if (!err)
 		err = cls_route_flush(&c->maps);

@@ -30,15 +30,7 @@ static struct cls_counter at(const struct cls_maps *m, unsigned int cpu,
 
 static struct cls_counter total(const struct cls_maps *m, struct what w)
 {
-	struct cls_counter sum = {}, v;
-	unsigned int cpu;
-
-	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
-		v = at(m, cpu, w);
-		sum.packets += v.packets;
-		sum.bytes += v.bytes;
-	}
-	return sum;
+	return w.is_class ? cls_stats_class_sum(m, w.i) : cls_stats_sum(m, w.i);
 }
 
 static void counter_json(struct json_writer *jw, struct cls_counter v)

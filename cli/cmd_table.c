@@ -117,8 +117,7 @@ int do_table(struct cli *c, int argc, char **argv)
 	}
 	if (matches(verb, "show")) {
 		c->cmd = "table";
-		return argc ? (cli_err(c, "takes no arguments"), -EINVAL) :
-			      table_show(c);
+		return cli_no_args(c, argc) ?: table_show(c);
 	}
 	if (!strcmp(verb, "on")) {
 		c->cmd = "table on";
@@ -128,10 +127,8 @@ int do_table(struct cli *c, int argc, char **argv)
 		bool off = !strcmp(verb, "off");
 
 		c->cmd = off ? "table off" : "table rebuild";
-		if (argc) {
-			cli_err(c, "takes no arguments");
+		if (cli_no_args(c, argc))
 			return -EINVAL;
-		}
 		err = cli_maps_write(c);
 		if (err)
 			return err;

@@ -104,3 +104,11 @@ int cli_maps_write(struct cli *c)
 		pr_info("created maps under %s/maps\n", c->root);
 	return cli_maps_read(c);
 }
+
+int cli_no_args(struct cli *c, int argc)
+{
+	if (!argc)
+		return 0;
+	cli_err(c, "takes no arguments");
+	return -EINVAL;
+}

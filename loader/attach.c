@@ -471,11 +471,6 @@ int cls_attachments(const char *root, struct cls_attachment **out, size_t *n)
 
 int cls_purge(const char *root)
 {
-	static const char *const maps[] = {
-		CLS_MAP_CONFIG,	   CLS_MAP_CLASSES,   CLS_MAP_CLASS_META,
-		CLS_MAP_ROUTES_V4, CLS_MAP_ROUTES_V6, CLS_MAP_STATS,
-		CLS_MAP_DIR24,
-	};
 	static const char *const dirs[] = { "maps", "links", "tc" };
 	struct cls_attachment *a;
 	char path[PATH_MAX];
@@ -493,8 +488,9 @@ int cls_purge(const char *root)
 	free(a);
 	if (err)
 		return err;
-	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
-		cls_pin_path(path, sizeof(path), root, "maps", maps[i]);
+	for (i = 0; i < CLS_NR_MAPS; i++) {
+		cls_pin_path(path, sizeof(path), root, "maps",
+			     cls_map_names[i]);
 		if (unlink(path) < 0 && errno != ENOENT)
 			return -errno;
 	}

@@ -64,12 +64,7 @@ int cls_make_dirs(const char *root)
 static struct bpf_map *const *skel_maps(struct classifier_bpf *skel,
 					const char *const **names, size_t *n)
 {
-	static const char *const map_names[] = {
-		CLS_MAP_CONFIG,	   CLS_MAP_CLASSES,   CLS_MAP_CLASS_META,
-		CLS_MAP_ROUTES_V4, CLS_MAP_ROUTES_V6, CLS_MAP_STATS,
-		CLS_MAP_DIR24,
-	};
-	static struct bpf_map *maps[7];
+	static struct bpf_map *maps[CLS_NR_MAPS];
 
 	maps[0] = skel->maps.config;
 	maps[1] = skel->maps.classes;
@@ -78,8 +73,8 @@ static struct bpf_map *const *skel_maps(struct classifier_bpf *skel,
 	maps[4] = skel->maps.routes_v6;
 	maps[5] = skel->maps.stats;
 	maps[6] = skel->maps.dir24;
-	*names = map_names;
-	*n = sizeof(map_names) / sizeof(map_names[0]);
+	*names = cls_map_names;
+	*n = CLS_NR_MAPS;
 	return maps;
 }
 
@@ -207,21 +202,19 @@ int cls_setup(const char *root, bool *created)
 	err = cls_make_dirs(root);
 	if (err)
 		return err;
+	/* The common case, everything pinned, needs no object opened. */
+	found = count_pinned(root, cls_map_names, CLS_NR_MAPS);
+	if (found == CLS_NR_MAPS)
+		return 0;
+	if (found) {
+		pr_warn("%s/maps holds only %d of %d maps; run 'classifier purge' to start over\n",
+			root, found, CLS_NR_MAPS);
+		return -EUCLEAN;
+	}
 	skel = classifier_bpf__open();
 	if (!skel)
 		return -errno;
 	maps = skel_maps(skel, &names, &n);
-	found = count_pinned(root, names, n);
-	if ((size_t)found == n) {
-		err = 0;
-		goto out;
-	}
-	if (found) {
-		pr_warn("%s/maps holds only %d of %zu maps; run 'classifier purge' to start over\n",
-			root, found, n);
-		err = -EUCLEAN;
-		goto out;
-	}
 	err = bpf_map__set_max_entries(skel->maps.stats,
 				       libbpf_num_possible_cpus() *
 					       CLS_STATS_STRIDE);

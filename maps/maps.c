@@ -13,6 +13,12 @@
 
 #include "maps/maps.h"
 
+const char *const cls_map_names[CLS_NR_MAPS] = {
+	CLS_MAP_CONFIG,	   CLS_MAP_CLASSES,   CLS_MAP_CLASS_META,
+	CLS_MAP_ROUTES_V4, CLS_MAP_ROUTES_V6, CLS_MAP_STATS,
+	CLS_MAP_DIR24,
+};
+
 int cls_root_path(char *root, size_t n, const char *bpffs)
 {
 	int len;

@@ -31,6 +31,9 @@
 #define CLS_MAP_ROUTES_V6 "routes_v6"
 #define CLS_MAP_STATS "stats"
 #define CLS_MAP_DIR24 "dir24"
+#define CLS_NR_MAPS 7
+/* Every pinned map, in the order loader and purge walk them. */
+extern const char *const cls_map_names[CLS_NR_MAPS];
 
 struct cls_maps {
 	char root[PATH_MAX]; /* <bpffs>/classifier */
@@ -126,6 +129,8 @@ struct cls_counter cls_stats_cpu(const struct cls_maps *m, unsigned int cpu,
 /* Class idx on one CPU, egress and ingress together. */
 struct cls_counter cls_stats_class_cpu(const struct cls_maps *m,
 				       unsigned int cpu, __u32 idx);
+/* Class idx over all CPUs, egress and ingress together. */
+struct cls_counter cls_stats_class_sum(const struct cls_maps *m, __u32 idx);
 int cls_stats_reset(struct cls_maps *m);
 int cls_stats_get_enabled(const struct cls_maps *m, bool *on);
 int cls_stats_set_enabled(const struct cls_maps *m, bool on);

@@ -65,6 +65,16 @@ struct cls_counter cls_stats_sum(const struct cls_maps *m, __u32 slot)
 	return sum;
 }
 
+struct cls_counter cls_stats_class_sum(const struct cls_maps *m, __u32 idx)
+{
+	struct cls_counter e = cls_stats_sum(m, CLS_STATS_EGRESS_BASE + idx);
+	struct cls_counter i = cls_stats_sum(m, CLS_STATS_INGRESS_BASE + idx);
+
+	e.packets += i.packets;
+	e.bytes += i.bytes;
+	return e;
+}
+
 int cls_stats_get_enabled(const struct cls_maps *m, bool *on)
 {
 	struct cls_config cfg;
