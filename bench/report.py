@@ -380,7 +380,7 @@ def table_section(by, md, targets, res):
                "### 5.1 Program cost (BPF_PROG_TEST_RUN, ns per run)", "",
                "The real cls_egress, IPv4, config.lookup_mode TRIE (`trie_*`)"
                " or DIR24 (`dir24_*`), same maps and trie, stats on; the "
-               "table painted by maps/dir24.c (shortest prefixes first, as "
+               "table filled by maps/dir24.c (one pass in address order, as "
                "cls_dir24_fill) over the mmap of the skeleton's dir24 map, "
                "repainted before every round; rounds interleaved, case "
                "order rotated.  *spread64k*: 65536 destinations cycled, "
@@ -452,7 +452,7 @@ def table_section(by, md, targets, res):
             md += ["", "Table per set (groups = capacity of the map, "
                    "needed = /24s holding a longer prefix; ask_trie = /24s "
                    "left to the trie for want of a group; paint = "
-                   "dir24_clear + painting every prefix, in progbench, "
+                   "the one-pass fill of every prefix, in progbench, "
                    "median [min-max] over rounds):", "",
                    "| N | groups | needed | used | ask_trie | paint ms |",
                    "|---|---|---|---|---|---|"]

@@ -39,6 +39,7 @@ struct family_set {
 	bool unordered;
 	struct cls_route *rest;
 	size_t rest_n;
+	size_t rest_ready; /* sorted so far: the filler may take these */
 };
 
 struct load {
@@ -133,39 +134,87 @@ out:
 	return !done;
 }
 
+/* How much of the family's sorted rest the filler may take from `from`. */
+static size_t rest_ready(struct load *ld, struct family_set *fs, size_t from)
+{
+	size_t ready;
+
+	pthread_mutex_lock(&ld->lock);
+	while (!ld->aborted && fs->rest_ready == from)
+		pthread_cond_wait(&ld->more, &ld->lock);
+	ready = ld->aborted ? from : fs->rest_ready;
+	pthread_mutex_unlock(&ld->lock);
+	return ready;
+}
+
 static void *filler(void *arg)
 {
 	struct load *ld = arg;
-	size_t from, n;
+	size_t from, n, ready;
 	int f, err = 0;
 
 	while (!err && next_run(ld, &f, &from, &n))
 		err = cls_trie_fill(ld->fam[f].trie_fd, f ? AF_INET6 : AF_INET,
 				    slot(&ld->fam[f], from), n);
-	for (f = 0; f < 2 && !err && !ld->aborted; f++)
-		if (ld->fam[f].rest_n)
-			err = cls_trie_fill(ld->fam[f].trie_fd,
-					    f ? AF_INET6 : AF_INET,
-					    ld->fam[f].rest, ld->fam[f].rest_n);
+	for (f = 0; f < 2 && !err; f++) {
+		struct family_set *fs = &ld->fam[f];
+
+		for (from = 0; !err && from < fs->rest_n; from = ready) {
+			ready = rest_ready(ld, fs, from);
+			if (ready == from)
+				break; /* aborted */
+			err = cls_trie_fill(fs->trie_fd, f ? AF_INET6 : AF_INET,
+					    fs->rest + from, ready - from);
+		}
+	}
 	ld->fill_err = err;
 	return NULL;
 }
 
-/* What the filler has not taken of an unordered family, sorted. */
-static int sort_rest(struct family_set *fs)
+/* What the filler has not taken of an unordered family, by first byte. */
+static int gather_rest(struct load *ld, struct family_set *fs,
+		       size_t bounds[257])
 {
-	size_t i, n;
+	size_t i, n, filled;
 
-	if (!fs->unordered || fs->n == fs->filled)
+	/* Seen unordered under this lock, the filler takes no more of it. */
+	pthread_mutex_lock(&ld->lock);
+	filled = fs->filled;
+	pthread_mutex_unlock(&ld->lock);
+	if (!fs->unordered || fs->n == filled)
 		return 0;
-	n = fs->n - fs->filled;
+	n = fs->n - filled;
 	fs->rest = malloc(n * sizeof(*fs->rest));
 	if (!fs->rest)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		fs->rest[i] = *slot(fs, fs->filled + i);
-	qsort(fs->rest, n, sizeof(*fs->rest), cmp_addr);
+		fs->rest[i] = *slot(fs, filled + i);
 	fs->rest_n = n;
+	return cls_route_partition(fs->rest, n, bounds);
+}
+
+/*
+ * Sort the rest one first-byte bucket at a time, handing each to the
+ * filler as soon as it is in order: the kernel starts on the lowest
+ * addresses while the higher ones are still being sorted.
+ */
+static int sort_rest(struct load *ld, struct family_set *fs,
+		     const size_t bounds[257])
+{
+	int b, err;
+
+	for (b = 0; b < 256 && fs->rest_n; b++) {
+		err = cls_route_sort(fs->rest + bounds[b],
+				     bounds[b + 1] - bounds[b]);
+		if (err)
+			return err;
+		if (bounds[b + 1] == bounds[b])
+			continue;
+		pthread_mutex_lock(&ld->lock);
+		fs->rest_ready = bounds[b + 1];
+		pthread_cond_broadcast(&ld->more);
+		pthread_mutex_unlock(&ld->lock);
+	}
 	return 0;
 }
 
@@ -174,7 +223,7 @@ static void parsing_over(struct load *ld, bool ok)
 	pthread_mutex_lock(&ld->lock);
 	ld->parsed = true;
 	ld->aborted = !ok;
-	pthread_cond_signal(&ld->more);
+	pthread_cond_broadcast(&ld->more);
 	pthread_mutex_unlock(&ld->lock);
 }
 
@@ -184,9 +233,10 @@ static int parse_file(struct load *ld, const char *file)
 	struct cli *c = ld->c;
 	size_t cap = 0, lineno = 0, at;
 	char *line = NULL, *tok;
+	char last_tok[64] = "";
 	struct cls_prefix p;
 	const char *why;
-	__u32 idx;
+	__u32 idx, last_idx = 0;
 	int err = 0, rc;
 
 	if (!f)
@@ -200,16 +250,27 @@ static int parse_file(struct load *ld, const char *file)
 				why ? why : "invalid line");
 			err = rc;
 		} else if (rc > 0) {
-			/* cli_get_class() reports; make it name the line. */
-			at = strlen(c->where);
-			snprintf(c->where + at, sizeof(c->where) - at,
-				 "%s:%zu: ", file, lineno);
-			err = cli_get_class(c, tok, &idx);
-			if (!err && (err = add_route(ld, &p, idx)))
-				cli_err(c, "%s", err == -E2BIG ?
-						   "more routes than the table holds" :
-						   strerror(-err));
-			c->where[at] = '\0';
+			/* Files repeat a class line after line. */
+			if (strcmp(tok, last_tok)) {
+				err = cli_class_resolve(c, tok, &last_idx);
+				snprintf(last_tok, sizeof(last_tok), "%s",
+					 err ? "" : tok);
+			}
+			idx = last_idx;
+			if (!err)
+				err = add_route(ld, &p, idx);
+			if (err) {
+				/* Name the line in what cli_get_class() says. */
+				at = strlen(c->where);
+				snprintf(c->where + at, sizeof(c->where) - at,
+					 "%s:%zu: ", file, lineno);
+				if (err == -E2BIG)
+					cli_err(c, "more routes than the "
+						   "table holds");
+				else if (cli_get_class(c, tok, &idx) == 0)
+					cli_err(c, "%s", strerror(-err));
+				c->where[at] = '\0';
+			}
 		}
 	}
 	if (!err && ferror(f))
@@ -220,7 +281,7 @@ static int parse_file(struct load *ld, const char *file)
 	return err;
 }
 
-/* The table painter wants the IPv4 routes in one array. */
+/* The table fill wants the IPv4 routes in one array. */
 static int paint_table(struct load *ld)
 {
 	struct family_set *fs = &ld->fam[0];
@@ -230,6 +291,9 @@ static int paint_table(struct load *ld)
 
 	if (!ld->c->maps.dir24.on)
 		return 0;
+	/* Nothing was filled before the file turned out unordered. */
+	if (fs->rest_n == fs->n)
+		return cls_dir24_fill(&ld->c->maps, fs->rest, fs->n);
 	all = malloc((fs->n ? fs->n : 1) * sizeof(*all));
 	if (!all)
 		return -ENOMEM;
@@ -277,17 +341,23 @@ static int prepare(struct load *ld)
 static int run(struct load *ld, const char *file)
 {
 	struct cli *c = ld->c;
+	size_t bounds[2][257];
 	pthread_t thread;
-	int err;
+	int f, err;
 
 	err = pthread_create(&thread, NULL, filler, ld);
 	if (err)
 		return cli_errno(c, -err, "starting the filler");
 	err = parse_file(ld, file);
-	/* The filler takes nothing more of an unordered family: no lock. */
-	if (!err && (err = sort_rest(&ld->fam[0])) == 0)
-		err = sort_rest(&ld->fam[1]);
+	for (f = 0; f < 2 && !err; f++)
+		if ((err = gather_rest(ld, &ld->fam[f], bounds[f])))
+			cli_errno(c, err, "sorting routes");
 	parsing_over(ld, !err);
+	for (f = 0; f < 2 && !err; f++)
+		if ((err = sort_rest(ld, &ld->fam[f], bounds[f]))) {
+			cli_errno(c, err, "sorting routes");
+			parsing_over(ld, false);
+		}
 	if (!err && (err = paint_table(ld)))
 		cli_errno(c, err, "building the IPv4 table");
 	pthread_join(thread, NULL);

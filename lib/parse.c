@@ -400,11 +400,76 @@ int split_args(char *line, char **argv, int max)
 	return argc;
 }
 
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/*
+ * "a.b.c.d/len CLASS": nearly every line of a big route file, and the
+ * general path (split_args, inet_pton) spent more on it than the kernel
+ * spends storing the route.  Returns false for anything else (quotes,
+ * comments, a zero-padded octet, host bits...), for the general path to
+ * accept or to explain.
+ */
+static bool route_line_v4(char *line, struct cls_prefix *p, char **class_tok)
+{
+	__u32 addr = 0, v;
+	char *s = line, *tok, *end;
+	int i, digits;
+
+	while (is_blank(*s))
+		s++;
+	for (i = 0; i < 4; i++) {
+		for (v = 0, digits = 0; is_dec(*s) && digits < 4; digits++)
+			v = v * 10 + (*s++ - '0');
+		if (!digits || digits > 3 || v > 255 ||
+		    (digits > 1 && s[-digits] == '0') ||
+		    *s++ != (i < 3 ? '.' : '/'))
+			return false;
+		addr = addr << 8 | v;
+	}
+	for (v = 0, digits = 0; is_dec(*s) && digits < 3; digits++)
+		v = v * 10 + (*s++ - '0');
+	if (!digits || v > 32 || !is_blank(*s))
+		return false;
+	if (v < 32 && (addr & (0xffffffffU >> v)))
+		return false;
+	while (is_blank(*s))
+		s++;
+	tok = s;
+	while (*s && !is_space(*s)) {
+		if (*s == '"' || *s == '\'' || *s == '#')
+			return false;
+		s++;
+	}
+	end = s;
+	if (end == tok)
+		return false;
+	while (is_space(*s))
+		s++;
+	if (*s)
+		return false;
+	*end = '\0';
+	memset(p, 0, sizeof(*p));
+	p->family = AF_INET;
+	p->len = v;
+	p->addr[0] = addr >> 24;
+	p->addr[1] = addr >> 16;
+	p->addr[2] = addr >> 8;
+	p->addr[3] = addr;
+	*class_tok = tok;
+	return true;
+}
+
 int parse_route_line(char *line, struct cls_prefix *p, char **class_tok,
 		     const char **why)
 {
 	char *argv[3];
 	int argc, err;
+
+	if (route_line_v4(line, p, class_tok))
+		return 1;
 
 	argc = split_args(line, argv, 3);
 	if (argc == -EINVAL)

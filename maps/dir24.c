@@ -159,6 +159,118 @@ void dir24_unpaint(struct dir24 *d, __u32 addr, unsigned int len,
 	     unpaint_range, false);
 }
 
+/* No /24 has this index: 2^24 of them. */
+#define NO_BLOCK 0xFFFFFFFFU
+
+void dir24_fill_begin(struct dir24_fill *f, struct dir24 *d)
+{
+	memset(f, 0, sizeof(*f));
+	f->d = d;
+	f->grp_blk = NO_BLOCK;
+	memset(d->hdr, 0, sizeof(*d->hdr));
+	d->hdr->magic = CLS_DIR24_MAGIC;
+	d->hdr->groups = d->groups;
+}
+
+/* The group for /24 blk, its first entries still to be written. */
+static __u32 *new_group(struct dir24 *d, __u32 blk)
+{
+	__u32 g;
+
+	if (d->hdr->used >= d->groups) {
+		d->t[blk] = CLS_DIR24_ASK_TRIE;
+		d->hdr->ask_trie++;
+		return NULL;
+	}
+	g = d->hdr->used++;
+	d->t[blk] = CLS_DIR24_GROUP_BIT | g;
+	return group_of(d, CLS_DIR24_GROUP_BIT | g);
+}
+
+/* [lo, hi] gets v: whole /24s in the first level, the rest in groups. */
+static void fill_range(struct dir24_fill *f, __u64 lo, __u64 hi, __u32 v)
+{
+	__u32 *t = f->d->t, blk;
+	__u64 n, i, blk_end;
+
+	while (lo <= hi) {
+		blk = (__u32)(lo >> 8);
+		if (!(lo & 0xff) && hi - lo >= 0xff) {
+			n = (hi - lo + 1) >> 8;
+			for (i = 0; i < n; i++)
+				t[blk + i] = v;
+			lo += n << 8;
+			continue;
+		}
+		if (blk != f->grp_blk) {
+			f->grp_blk = blk;
+			f->grp = new_group(f->d, blk);
+		}
+		blk_end = (__u64)blk << 8 | 0xff;
+		n = (blk_end < hi ? blk_end : hi) - lo + 1;
+		if (f->grp)
+			for (i = 0; i < n; i++)
+				f->grp[(lo & 0xff) + i] = v;
+		lo += n;
+	}
+}
+
+/* Write up to (not including) addr what the open routes say. */
+static void fill_until(struct dir24_fill *f, __u64 addr)
+{
+	__u64 end;
+
+	while (f->depth && f->open[f->depth - 1].end < addr) {
+		end = f->open[--f->depth].end;
+		if (f->next <= end)
+			fill_range(f, f->next, end, f->open[f->depth].leaf);
+		f->next = end + 1;
+	}
+	if (f->next < addr)
+		fill_range(f, f->next, addr - 1,
+			   f->depth ? f->open[f->depth - 1].leaf : NO_ROUTE);
+	if (f->next < addr)
+		f->next = addr;
+}
+
+int dir24_fill_add(struct dir24_fill *f, __u32 addr, unsigned int len,
+		   __u32 class_idx)
+{
+	__u64 start, size;
+	int top;
+
+	if (len > 32)
+		return -EINVAL;
+	size = 1ULL << (32 - len);
+	start = addr & ~(size - 1);
+	if (start < f->next)
+		return -EINVAL;
+	if (!f->d->on)
+		return 0;
+	fill_until(f, start);
+	top = f->depth - 1;
+	if (top >= 0 && f->open[top].start == start &&
+	    f->open[top].len >= len) {
+		if (f->open[top].len > len)
+			return -EINVAL;
+		f->open[top].leaf = leaf(len, class_idx);
+		return 0;
+	}
+	top = f->depth++;
+	f->open[top].start = start;
+	f->open[top].end = start + size - 1;
+	f->open[top].len = len;
+	f->open[top].leaf = leaf(len, class_idx);
+	return 0;
+}
+
+void dir24_fill_end(struct dir24_fill *f)
+{
+	if (!f->d->on)
+		return;
+	fill_until(f, 1ULL << 32);
+}
+
 __u32 dir24_lookup(const struct dir24 *d, __u32 addr, bool *ask_trie)
 {
 	__u32 e;

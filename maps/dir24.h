@@ -51,6 +51,29 @@ void dir24_paint(struct dir24 *d, __u32 addr, unsigned int len,
  */
 void dir24_unpaint(struct dir24 *d, __u32 addr, unsigned int len,
 		   bool has_cover, unsigned int cover_len, __u32 cover_class);
+/*
+ * A whole table from routes in address order (shortest first among equal
+ * addresses; a repeated prefix: the last one wins), each entry written
+ * once.  For a table no program reads: no ordering of stores is kept.
+ * fill_add returns -EINVAL for a route out of order.
+ */
+struct dir24_fill {
+	struct dir24 *d;
+	__u64 next;	/* first address not yet written */
+	__u32 grp_blk;	/* /24 whose group is being written, or -1 */
+	__u32 *grp;	/* that group, NULL: left to the trie */
+	int depth;
+	struct {
+		__u64 start, end;
+		__u32 len, leaf;
+	} open[33];	/* the routes covering the current address */
+};
+
+void dir24_fill_begin(struct dir24_fill *f, struct dir24 *d);
+int dir24_fill_add(struct dir24_fill *f, __u32 addr, unsigned int len,
+		   __u32 class_idx);
+void dir24_fill_end(struct dir24_fill *f);
+
 /* What the data path would do for addr: a class, or *ask_trie. */
 __u32 dir24_lookup(const struct dir24 *d, __u32 addr, bool *ask_trie);
 

@@ -191,20 +191,6 @@ int cls_route_delete(struct cls_maps *m, const struct cls_prefix *p)
 	return err ? err : cls_dir24_route_changed(m, p, false, 0);
 }
 
-static int cmp_route(const void *a, const void *b)
-{
-	const struct cls_prefix *x = &((const struct cls_route *)a)->prefix;
-	const struct cls_prefix *y = &((const struct cls_route *)b)->prefix;
-	int c;
-
-	if (x->family != y->family)
-		return x->family == AF_INET ? -1 : 1;
-	c = memcmp(x->addr, y->addr, addr_len(x->family));
-	if (c)
-		return c;
-	return (int)x->len - (int)y->len;
-}
-
 static int grow(struct cls_route **out, size_t *cap, size_t need)
 {
 	struct cls_route *r;
@@ -305,13 +291,14 @@ static int dump_family(const struct cls_maps *m, int family,
 int cls_route_dump(const struct cls_maps *m, int family,
 		   struct cls_route **out, size_t *n)
 {
-	size_t cap = 0;
+	size_t cap = 0, n4 = 0;
 	int err = 0;
 
 	*out = NULL;
 	*n = 0;
 	if (family != AF_INET6)
 		err = dump_family(m, AF_INET, out, n, &cap);
+	n4 = *n;
 	if (!err && family != AF_INET)
 		err = dump_family(m, AF_INET6, out, n, &cap);
 	if (err) {
@@ -320,8 +307,15 @@ int cls_route_dump(const struct cls_maps *m, int family,
 		*n = 0;
 		return err;
 	}
-	qsort(*out, *n, sizeof(**out), cmp_route);
-	return 0;
+	err = cls_route_sort(*out, n4);
+	if (!err)
+		err = cls_route_sort(*out + n4, *n - n4);
+	if (err) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return err;
 }
 
 static void mask_prefix(struct cls_prefix *p, unsigned int len)

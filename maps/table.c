@@ -172,25 +172,16 @@ int cls_dir24_suspend(struct cls_maps *m)
 	return err ? err : cls_wait_for_programs(m);
 }
 
-static int by_len(const void *a, const void *b)
-{
-	return (int)((const struct cls_route *)a)->prefix.len -
-	       (int)((const struct cls_route *)b)->prefix.len;
-}
-
 static __u32 host_addr(const struct cls_prefix *p)
 {
 	return (__u32)p->addr[0] << 24 | (__u32)p->addr[1] << 16 |
 	       (__u32)p->addr[2] << 8 | p->addr[3];
 }
 
-/*
- * Shortest prefixes first: each then paints over what it covers and never
- * needs to look at what it does not.
- */
 int cls_dir24_fill(struct cls_maps *m, const struct cls_route *r, size_t n)
 {
-	struct cls_route *sorted;
+	struct cls_route *sorted = NULL;
+	struct dir24_fill f;
 	size_t i;
 	int err;
 
@@ -200,18 +191,21 @@ int cls_dir24_fill(struct cls_maps *m, const struct cls_route *r, size_t n)
 	err = cls_dir24_map_all(m);
 	if (err)
 		return err;
-	sorted = malloc((n ? n : 1) * sizeof(*sorted));
-	if (!sorted)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		sorted[i] = r[i];
-	qsort(sorted, n, sizeof(*sorted), by_len);
-	dir24_clear(&m->dir24);
-	for (i = 0; i < n; i++)
-		dir24_paint(&m->dir24, host_addr(&sorted[i].prefix),
-			    sorted[i].prefix.len, sorted[i].class_idx);
+	if (!cls_route_sorted(r, n)) {
+		sorted = malloc(n * sizeof(*sorted));
+		if (!sorted)
+			return -ENOMEM;
+		memcpy(sorted, r, n * sizeof(*sorted));
+		err = cls_route_sort(sorted, n);
+		r = sorted;
+	}
+	dir24_fill_begin(&f, &m->dir24);
+	for (i = 0; i < n && !err; i++)
+		err = dir24_fill_add(&f, host_addr(&r[i].prefix),
+				     r[i].prefix.len, r[i].class_idx);
+	dir24_fill_end(&f);
 	free(sorted);
-	return 0;
+	return err;
 }
 
 int cls_dir24_build(struct cls_maps *m, const struct cls_route *r, size_t n)

@@ -41,3 +41,19 @@ done
 cls route load "$WORK/routes"
 cls route list | sort > "$WORK/got_sorted"
 diff -q "$WORK/got" "$WORK/got_sorted" >/dev/null || fail "sorted and shuffled loads differ"
+
+# A prefix given twice: the later line wins, in the trie and in the table,
+# whether the file is in order or not.
+{ echo "10.0.0.0/24 1:20"; cat "$WORK/routes"; } > "$WORK/dup_unordered"
+{ echo "10.0.0.0/24 1:20"; echo "10.0.0.0/24 1:10"; } > "$WORK/dup_ordered"
+for f in dup_unordered dup_ordered; do
+	cls route load "$WORK/$f"
+	want=1:10
+	out=$(cls lookup 10.0.0.1) || fail "$f: lookup: $out"
+	case "$out" in
+	*"class $want "*"(ipv4 table agrees)") ;;
+	*) fail "$f: lookup 10.0.0.1: $out (want class $want)" ;;
+	esac
+	expect_eq "$f: 10.0.0.0/24 listed once" \
+		"$(cls route list v4 | grep -c '^10\.0\.0\.0/24 ')" 1
+done

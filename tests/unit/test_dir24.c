@@ -246,6 +246,173 @@ static void test_edges(void **state)
 	free(mem);
 }
 
+static int by_addr(const void *a, const void *b)
+{
+	const struct route *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (int)x->len - (int)y->len;
+}
+
+/* The whole table from the model's live routes, in one ordered pass. */
+static void fill_from(struct model *m, struct dir24 *d)
+{
+	struct route *r = calloc(m->n ? m->n : 1, sizeof(*r));
+	struct dir24_fill *f = malloc(sizeof(*f));
+	size_t i, k = 0;
+
+	assert_non_null(r);
+	assert_non_null(f);
+	for (i = 0; i < m->n; i++)
+		if (m->r[i].live)
+			r[k++] = m->r[i];
+	qsort(r, k, sizeof(*r), by_addr);
+	dir24_fill_begin(f, d);
+	for (i = 0; i < k; i++)
+		assert_int_equal(dir24_fill_add(f, r[i].addr, r[i].len,
+						r[i].cls),
+				 0);
+	dir24_fill_end(f);
+	free(f);
+	free(r);
+}
+
+static __u32 entry(const struct dir24 *d, __u32 blk, __u32 k)
+{
+	__u32 e = d->t[blk];
+
+	if ((e & CLS_DIR24_GROUP_BIT) && e != CLS_DIR24_ASK_TRIE)
+		e = d->t[CLS_DIR24_L1_ENTRIES +
+			 (size_t)(e & ~CLS_DIR24_GROUP_BIT) *
+				 CLS_DIR24_GROUP_SIZE +
+			 k];
+	return e;
+}
+
+/*
+ * Painting route by route and filling in one pass must give the same
+ * entries, painter lengths included (later adds and deletes read them),
+ * whichever groups each handed out; then the filled table must keep
+ * matching through more random changes.
+ */
+static void test_fill_equals_painting(void **state)
+{
+	size_t entries = dir24_entries(true, 4096), asked = 0, i;
+	struct model *m = calloc(1, sizeof(*m));
+	__u32 *a = calloc(entries, sizeof(__u32));
+	__u32 *b = calloc(entries, sizeof(__u32));
+	struct dir24 da, db;
+	__u32 blk, k;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(dir24_view(&da, a, entries), 0);
+	assert_int_equal(dir24_view(&db, b, entries), 0);
+	dir24_clear(&da);
+	/* b starts as garbage: the fill must write every entry it uses. */
+	memset(b, 0x5a, entries * sizeof(__u32));
+	srand(11);
+	m->r[m->n++] = (struct route){ 0, 0, 99, true };
+	dir24_paint(&da, 0, 0, 99);
+	for (i = 0; i < 3000; i++)
+		op(m, &da);
+	fill_from(m, &db);
+	assert_int_equal(db.hdr->magic, CLS_DIR24_MAGIC);
+	assert_int_equal(db.hdr->ask_trie, 0);
+	assert_true(db.hdr->used <= da.hdr->used);
+	for (blk = 0; blk < CLS_DIR24_L1_ENTRIES; blk++) {
+		bool ga = (a[blk] & CLS_DIR24_GROUP_BIT) != 0;
+		bool gb = (b[blk] & CLS_DIR24_GROUP_BIT) != 0;
+
+		if (!ga && !gb) {
+			assert_int_equal(a[blk], b[blk]);
+			continue;
+		}
+		/* A group of 256 equal entries may be a plain leaf. */
+		for (k = 0; k < CLS_DIR24_GROUP_SIZE; k++)
+			if (entry(&da, blk, k) != entry(&db, blk, k))
+				fail_msg("/24 %#x entry %u: painted %#x, "
+					 "filled %#x", blk, k, entry(&da, blk, k),
+					 entry(&db, blk, k));
+	}
+	check_all(m, &db, &asked);
+	for (i = 0; i < 2000; i++)
+		op(m, &db);
+	check_all(m, &db, &asked);
+	assert_int_equal(asked, 0);
+	free(a);
+	free(b);
+	free(m);
+}
+
+static void test_fill_groups_exhausted(void **state)
+{
+	size_t entries = dir24_entries(true, 3), asked = 0, i;
+	struct model *m = calloc(1, sizeof(*m));
+	__u32 *mem = calloc(entries, sizeof(__u32));
+	struct dir24 d;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(mem);
+	assert_int_equal(dir24_view(&d, mem, entries), 0);
+	srand(12);
+	for (i = 0; i < 2000; i++) {
+		unsigned int len = random_len();
+		__u32 addr = random_addr() & mask(len);
+
+		if (!find(m, addr, len) && m->n < MAX_ROUTES)
+			m->r[m->n++] = (struct route){ addr, len,
+						       1 + rand() % 100, true };
+	}
+	fill_from(m, &d);
+	assert_int_equal(d.hdr->used, 3);
+	assert_true(d.hdr->ask_trie > 0);
+	check_all(m, &d, &asked);
+	assert_true(asked > 0);
+	free(mem);
+	free(m);
+}
+
+static void test_fill_order_and_repeats(void **state)
+{
+	size_t entries = dir24_entries(true, 4);
+	__u32 *mem = calloc(entries, sizeof(__u32));
+	struct dir24_fill f;
+	struct dir24 d;
+	bool ask;
+
+	(void)state;
+	assert_non_null(mem);
+	assert_int_equal(dir24_view(&d, mem, entries), 0);
+	dir24_fill_begin(&f, &d);
+	assert_int_equal(dir24_fill_add(&f, 0x0a000000, 8, 1), 0);
+	assert_int_equal(dir24_fill_add(&f, 0x0a000000, 8, 2), 0);
+	assert_int_equal(dir24_fill_add(&f, 0x0a000100, 24, 3), 0);
+	/* Shorter at the same address, and an earlier address: refused. */
+	assert_int_equal(dir24_fill_add(&f, 0x0a000100, 16, 4), -EINVAL);
+	assert_int_equal(dir24_fill_add(&f, 0x09000000, 8, 4), -EINVAL);
+	assert_int_equal(dir24_fill_add(&f, 0x0a0001ff, 32, 5), 0);
+	assert_int_equal(dir24_fill_add(&f, 0xffffffff, 32, 6), 0);
+	assert_int_equal(dir24_fill_add(&f, 0xffffffff, 33, 6), -EINVAL);
+	dir24_fill_end(&f);
+	/* The repeated 10/8: the last one wins. */
+	assert_int_equal(dir24_lookup(&d, 0x0a000000, &ask), 2);
+	assert_int_equal(dir24_lookup(&d, 0x0a000100, &ask), 3);
+	assert_int_equal(dir24_lookup(&d, 0x0a0001fe, &ask), 3);
+	assert_int_equal(dir24_lookup(&d, 0x0a0001ff, &ask), 5);
+	assert_int_equal(dir24_lookup(&d, 0x0a000200, &ask), 2);
+	assert_int_equal(dir24_lookup(&d, 0x0b000000, &ask), 0);
+	assert_int_equal(dir24_lookup(&d, 0xfffffffe, &ask), 0);
+	assert_int_equal(dir24_lookup(&d, 0xffffffff, &ask), 6);
+	assert_false(ask);
+	assert_int_equal(d.hdr->used, 2);
+	free(mem);
+}
+
 static void test_view_rejects_bad_sizes(void **state)
 {
 	__u32 mem[CLS_DIR24_HDR_ENTRIES];
@@ -264,6 +431,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_view_rejects_bad_sizes),
+		cmocka_unit_test(test_fill_order_and_repeats),
+		cmocka_unit_test(test_fill_equals_painting),
+		cmocka_unit_test(test_fill_groups_exhausted),
 		cmocka_unit_test(test_matches_lpm_with_groups_to_spare),
 		cmocka_unit_test(test_matches_lpm_with_groups_exhausted),
 	};

@@ -479,6 +479,22 @@ static void test_route_line(void **state)
 		{"10.0.0.0/33 web", -EINVAL, "prefix length must be 0-32",
 		 NULL},
 		{"10.0.0.0/8 'x", -EINVAL, "unterminated quote", NULL},
+		/* The IPv4 fast path's edges: what it takes, what it leaves. */
+		{"0.0.0.0/0 d", 1, "0.0.0.0/0", "d"},
+		{"255.255.255.255/32 d\r\n", 1, "255.255.255.255/32", "d"},
+		{"\t1.2.3.0/24\td \n", 1, "1.2.3.0/24", "d"},
+		{"1.2.3.0/024 d", 1, "1.2.3.0/24", "d"},
+		{"1.2.3.0/24 d#x", 1, "1.2.3.0/24", "d"},
+		{"1.2.3.0/24 d extra", -EINVAL, "expected PREFIX CLASS", NULL},
+		{"01.2.3.0/24 d", -EINVAL, "invalid IPv4 address", NULL},
+		{"256.0.0.0/8 d", -EINVAL, "invalid IPv4 address", NULL},
+		{"1.2.3/24 d", -EINVAL, "invalid IPv4 address", NULL},
+		{"1.2.3.0.0/24 d", -EINVAL, "invalid IPv4 address", NULL},
+		{"1.2.3.1/31 d", -EINVAL,
+		 "host bits set (did you mean 1.2.3.0/31?)", NULL},
+		{"0.0.0.1/0 d", -EINVAL,
+		 "host bits set (did you mean 0.0.0.0/0?)", NULL},
+		{"1.2.3.0/24", -EINVAL, "expected PREFIX CLASS", NULL},
 	};
 	size_t i;
 
