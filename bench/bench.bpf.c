@@ -105,6 +105,41 @@ int bench_bare_lookup(struct __sk_buff *skb)
 }
 
 /*
+ * One read of the IPv4 table's first level for the destination, and
+ * nothing else: the memory access no DIR-24-8 lookup can do without.
+ * Spread over many destinations, it says how much of the table's cost is
+ * that access (the machine's memory) and how much the rest of cls_egress.
+ */
+SEC("tc")
+int bench_table_read(struct __sk_buff *skb)
+{
+	struct cls_pkt pkt = {};
+	__u32 addr, e = 0;
+	__u8 *dst;
+
+	if (bench_dst(skb, &pkt, &dst) || pkt.family != CLS_FAMILY_V4)
+		return BENCH_TC_UNSPEC;
+	__builtin_memcpy(&addr, dst, 4);
+	cls_dir24_entry(bpf_ntohl(addr) >> 8, &e);
+	skb->priority = e;
+	return BENCH_TC_UNSPEC;
+}
+
+/* The table lookup alone: the first level, then the group if any. */
+SEC("tc")
+int bench_table_lookup(struct __sk_buff *skb)
+{
+	struct cls_pkt pkt = {};
+	__u8 *dst;
+
+	if (bench_dst(skb, &pkt, &dst) || pkt.family != CLS_FAMILY_V4)
+		return BENCH_TC_UNSPEC;
+	__builtin_memcpy(pkt.addr, dst, 4);
+	skb->priority = cls_lookup_dir24(&pkt);
+	return BENCH_TC_UNSPEC;
+}
+
+/*
  * PROG_TEST_RUN repeats one packet; this gives each run the next of
  * bench_mask + 1 destinations, then tail-calls the program under test.
  */

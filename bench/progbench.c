@@ -623,6 +623,8 @@ enum tkase {
 	T_FLOOR_1M,
 	T_TRIE_1M,
 	T_DIR24_1M,
+	T_READ_64K,
+	T_LOOKUP_64K,
 	T_MAX,
 };
 
@@ -630,7 +632,8 @@ static const char *const tkase_name[T_MAX] = {
 	"empty",	   "trie_hot",	      "dir24_hot",
 	"trie_miss",	   "dir24_miss",      "spread64k_floor",
 	"trie_spread64k",  "dir24_spread64k", "spread1m_floor",
-	"trie_spread1m",   "dir24_spread1m",
+	"trie_spread1m",   "dir24_spread1m",  "read_spread64k",
+	"lookup_spread64k",
 };
 
 static int run_tcase(struct ctx *c, enum tkase k, const struct vtab *v,
@@ -639,6 +642,8 @@ static int run_tcase(struct ctx *c, enum tkase k, const struct vtab *v,
 	int full = bpf_program__fd(c->cls->progs.cls_egress);
 	int empty = bpf_program__fd(c->bench->progs.bench_empty);
 	int spread = bpf_program__fd(c->bench->progs.bench_spread);
+	int read = bpf_program__fd(c->bench->progs.bench_table_read);
+	int lookup = bpf_program__fd(c->bench->progs.bench_table_lookup);
 	int dir24 = k == T_DIR24_HOT || k == T_DIR24_MISS ||
 		    k == T_DIR24_64K || k == T_DIR24_1M;
 	uint8_t miss[16];
@@ -663,6 +668,8 @@ static int run_tcase(struct ctx *c, enum tkase k, const struct vtab *v,
 	case T_FLOOR_64K:
 	case T_TRIE_64K:
 	case T_DIR24_64K:
+	case T_READ_64K:
+	case T_LOOKUP_64K:
 		c->bench->data->bench_mask = SPREAD - 1;
 		/* Every destination equally often. */
 		repeat = (repeat + SPREAD - 1) / SPREAD * SPREAD;
@@ -672,7 +679,10 @@ static int run_tcase(struct ctx *c, enum tkase k, const struct vtab *v,
 		c->bench->data->bench_mask = SPREAD_1M - 1;
 		break;
 	}
-	if (set_jmp(c, k == T_FLOOR_64K || k == T_FLOOR_1M ? empty : full))
+	if (set_jmp(c, k == T_FLOOR_64K || k == T_FLOOR_1M ? empty :
+		       k == T_READ_64K			 ? read :
+		       k == T_LOOKUP_64K		 ? lookup :
+							   full))
 		return -errno;
 	return test_run(spread, pkt, len, repeat, ns);
 }

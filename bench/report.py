@@ -350,7 +350,8 @@ def main():
 
 TCASES = ["empty", "trie_hot", "dir24_hot", "trie_miss", "dir24_miss",
           "spread64k_floor", "trie_spread64k", "dir24_spread64k",
-          "spread1m_floor", "trie_spread1m", "dir24_spread1m"]
+          "spread1m_floor", "trie_spread1m", "dir24_spread1m",
+          "read_spread64k", "lookup_spread64k"]
 
 
 def paired(rows, a, b, op):
@@ -386,7 +387,13 @@ def table_section(by, md, targets, res):
                "order rotated.  *spread64k*: 65536 destinations cycled, "
                "every one equally often; *spread1m*: the next `repeat` of "
                "a cycle of 1048576 destinations (none repeats within a "
-               "run); `*_floor`: the wrapper with the empty program.  "
+               "run); `*_floor`: the wrapper with the empty program; "
+               "`read_spread64k`: the wrapper with a program that only "
+               "reads the table's first-level entry for the destination "
+               "(bench_table_read: the one memory access a DIR-24-8 "
+               "lookup cannot avoid); `lookup_spread64k`: the same with "
+               "the whole table lookup (first level, then the group if "
+               "any: bench_table_lookup).  "
                "Before the first round, 4096 destinations are checked to "
                "get the same skb->priority in both modes.  median "
                "[min-max].", "",
@@ -410,8 +417,9 @@ def table_section(by, md, targets, res):
                "the raw numbers):", "",
                "| N | hot: trie | hot: table | hot trie/table | miss: trie |"
                " miss: table | 64k: trie | 64k: table | 64k trie/table | "
-               "1M: trie | 1M: table | 1M trie/table |",
-               "|" + "---|" * 12]
+               "1M: trie | 1M: table | 1M trie/table | 64k: one table read |"
+               " 64k: table lookup alone |",
+               "|" + "---|" * 14]
         derived = {}
         for n in sorted(tp):
             rows = tp[n]
@@ -432,7 +440,11 @@ def table_section(by, md, targets, res):
                 "s1m_dir24": paired(rows, "dir24_spread1m",
                                     "spread1m_floor", sub),
                 "s1m_ratio": paired(rows, "trie_spread1m", "dir24_spread1m",
-                                    div)}
+                                    div),
+                "s64_read": paired(rows, "read_spread64k",
+                                   "spread64k_floor", sub),
+                "s64_lookup": paired(rows, "lookup_spread64k",
+                                     "spread64k_floor", sub)}
             derived[n] = d
 
             def cell(k):
@@ -496,6 +508,18 @@ def table_section(by, md, targets, res):
                     "value": f"{d[key]['median']:.0f} ns "
                              f"[{d[key]['min']:.0f}-{d[key]['max']:.0f}]",
                     "met": d[key]["median"] <= lim})
+            for k2, what2 in (("s64_read", "one read of the table's first "
+                               "level alone (bench_table_read)"),
+                              ("s64_lookup", "the table lookup alone, both "
+                               "levels (bench_table_lookup)")):
+                if key != "s64_dir24" or not d[k2]:
+                    continue
+                rd = d[k2]
+                targets.append({
+                    "target": f"same, of which {what2}, above the floor",
+                    "value": f"{rd['median']:.0f} ns "
+                             f"[{rd['min']:.0f}-{rd['max']:.0f}]",
+                    "met": None})
 
     # loading with the table
     loads = [r for r in by["load"] if r["tool"] == "route_load"]
