@@ -526,7 +526,9 @@ def table_section(by, md, targets, res):
                     "met": None})
 
     # loading with the table
-    loads = [r for r in by["load"] if r["tool"] == "route_load"]
+    loads = [r for r in by["load"]
+             if r["tool"] in ("route_load", "route_load_sorted")
+             and r["n"] >= 100000]
     lib = defaultdict(list)
     for r in by["lib"]:
         lib[(r["op"], r.get("len"))].append(r)
@@ -537,24 +539,27 @@ def table_section(by, md, targets, res):
         md += ["### 5.2 Loading and changes with the table", ""]
     if loads:
         md += ["`classifier route load` (trie + IPv4 table, the CLI's "
-               "default table) and what the table looked like after:", "",
-               "| N | reps | time s median | min-max s | groups | used | "
-               "ask_trie |", "|---|---|---|---|---|---|---|"]
+               "default table) and what the table looked like after; file "
+               "*by class*: grouped by class, so not in address order (the "
+               "loader sorts it); *ordered*: as `route list` prints it:", "",
+               "| N | file | reps | time s median | min-max s | groups | "
+               "used | ask_trie |", "|---|---|---|---|---|---|---|---|"]
         per = defaultdict(list)
         for r in loads:
-            per[r["n"]].append(r)
-        for n in sorted(per):
-            rs = per[n]
+            per[(r["n"], r["tool"])].append(r)
+        for (n, tool) in sorted(per):
+            rs = per[(n, tool)]
             sm = summ([r["ns"] / 1e9 for r in rs])
             t = rs[-1].get("table", {})
-            md.append(f"| {n} | {len(rs)} | {sm['median']:.3f} | "
+            what = "ordered" if tool == "route_load_sorted" else "by class"
+            md.append(f"| {n} | {what} | {len(rs)} | {sm['median']:.3f} | "
                       f"{sm['min']:.3f}-{sm['max']:.3f} | "
                       f"{t.get('groups', '-')} | {t.get('groups_used', '-')}"
                       f" | {t.get('ask_trie', '-')} |")
             if n >= 1000000:
                 targets.append({
                     "target": f"route load of {n} prefixes (trie + table) "
-                              "<= 1.5 s",
+                              f"<= 1.5 s, file {what}",
                     "value": f"{sm['median']:.2f} s ({len(rs)} run(s), "
                              f"{sm['min']:.2f}-{sm['max']:.2f})",
                     "met": sm["median"] <= 1.5})

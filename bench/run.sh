@@ -167,9 +167,8 @@ load_one() {
 	esac
 	echo "{\"part\":\"load\",\"tool\":\"$tool\",\"n\":$n,\"rep\":$rep,$extra\"ns\":$((t1 - t0)),$(mem_json "$m0" "$m1")}" >> "$RAW"
 }
-# route load and -batch as `route list` prints (sorted by prefix): the CLI
-# resolves each class token with a scan of the classes map unless it
-# repeats the previous line's, so only small N finish in time.
+# -batch of single adds, as `route list` prints (sorted by prefix): one
+# command per line, so only a small N.
 n=$SORTED_N
 $GEN routes $n $SEED > $TMP/l.route_load_sorted
 $GEN batch $n $SEED > $TMP/l.batch_route_add
@@ -178,14 +177,17 @@ for rep in $(seq 1 $(( LOAD_REPS > 2 ? 2 : LOAD_REPS ))); do
 	load_one batch_route_add $n $rep
 done
 for n in $LOAD_SIZES; do
-	# Grouped by class: what the loader itself costs.
+	# Grouped by class, so unordered: the loader must sort.  And the same
+	# prefixes as `route list` prints them, in address order.
 	$GEN byclass $n $SEED > $TMP/l.route_load
+	$GEN routes $n $SEED > $TMP/l.route_load_sorted
 	$GEN nft $n $SEED 2>$TMP/nftn > $TMP/l.nft_f
 	intervals=$(awk '{print $5}' $TMP/nftn)
 	# nft -f of 1M prefixes takes about a minute here: once at 1M.
 	nreps=$LOAD_REPS; [ $n -ge 1000000 ] && nreps=1
 	for rep in $(seq 1 $LOAD_REPS); do
 		load_one route_load $n $rep
+		load_one route_load_sorted $n $rep
 		if [ $rep -le $nreps ]; then
 			load_one nft_f $n $rep "\"intervals\":$intervals,"
 		fi
