@@ -20,7 +20,7 @@ BPF_CFLAGS += $(shell grep -q cls_lookup_trie xdp_tc/lookup.h && \
 
 .DELETE_ON_ERROR:
 .PHONY: all
-all: $(B)/progbench $(B)/prefixgen $(B)/blast $(B)/routebench
+all: $(B)/progbench $(B)/prefixgen $(B)/blast $(B)/routebench $(B)/memlat
 
 $(B):
 	@mkdir -p $@
@@ -44,6 +44,10 @@ $(B)/progbench: bench/progbench.c bench/gen.c bench/gen.h $(B)/bench.skel.h \
 $(B)/prefixgen: bench/prefixgen.c bench/gen.c bench/gen.h | $(B)
 	@printf '  %-8s %s\n' LINK $@
 	@$(CC) $(CPPFLAGS) $(CFLAGS) bench/prefixgen.c bench/gen.c -o $@
+
+$(B)/memlat: bench/memlat.c | $(B)
+	@printf '  %-8s %s\n' LINK $@
+	@$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@
 
 $(B)/blast: bench/blast.c | $(B)
 	@printf '  %-8s %s\n' LINK $@

@@ -488,6 +488,18 @@ def table_section(by, md, targets, res):
                                            "paint_ms": summ(
                                                [r["paint_ms"] for r in rs])}
                                   for n, rs in tb.items()}
+        ml = by["memlat"]
+        if ml:
+            md += ["", "Memory latency of this machine (bench/memlat: user "
+                   "space, a dependent chase through N random cache lines "
+                   "of a 128 MiB buffer of 4 KiB pages, run right after "
+                   "the table cases; 64k spread destinations touch about "
+                   "64k lines of the first level):", "",
+                   "| lines | working set KiB | ns per line |",
+                   "|---|---|---|"]
+            for r in ml:
+                md.append(f"| {r['lines']} | {r['kib']} | {r['ns']:.0f} |")
+            res["memlat"] = ml
         md.append("")
         big = max(tp)
         raw = {r["case"]: r["median"] for r in tres if r["n"] == big}
@@ -512,6 +524,13 @@ def table_section(by, md, targets, res):
                     "value": f"{d[key]['median']:.0f} ns "
                              f"[{d[key]['min']:.0f}-{d[key]['max']:.0f}]",
                     "met": d[key]["median"] <= lim})
+            lat = [r for r in by["memlat"] if r["lines"] == 65536]
+            if key == "s64_dir24" and lat:
+                targets.append({
+                    "target": "same, for reference: one random cache line "
+                              "of a 4 MiB working set (64k lines) on this "
+                              "machine (bench/memlat)",
+                    "value": f"{lat[0]['ns']:.0f} ns", "met": None})
             for k2, what2 in (("s64_read", "one read of the table's first "
                                "level alone (bench_table_read)"),
                               ("s64_lookup", "the table lookup alone, both "

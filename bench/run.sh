@@ -92,6 +92,8 @@ log "program cost: N=$PROG_SIZES, $PROG_ROUNDS rounds"
 log "program cost, IPv4 trie vs DIR-24-8 table: N=$PROG_SIZES"
 "$B/bench/progbench" --table 1 --sizes $PROG_SIZES --rounds $PROG_ROUNDS \
 	--repeat $PROG_REPEAT --seed $SEED >> "$RAW"
+log "memory latency by working set"
+"$B/bench/memlat" >> "$RAW"
 
 # --- namespaces (attaching the classifier creates its pins) ----------------
 # One sender namespace per variant, all into one sink, which drops the packets
