@@ -71,6 +71,11 @@ static int build(struct cli *c)
 	return 0;
 }
 
+int cli_class_index(struct cli *c)
+{
+	return c->classes ? 0 : build(c);
+}
+
 int cli_class_resolve(struct cli *c, const char *tok, __u32 *idx)
 {
 	struct cls_class_entry key = {}, *kp = &key, **byn, *hit;

@@ -39,6 +39,10 @@ int cli_maps_write(struct cli *c);
 int cli_class_resolve(struct cli *c, const char *tok, __u32 *idx);
 /* The same, with the error reported. */
 int cli_get_class(struct cli *c, const char *tok, __u32 *idx);
+/* Read the classes for cli_class_resolve() now (it is then thread-safe). */
+int cli_class_index(struct cli *c);
+/* What cli_get_class() says when resolving tok failed with err. */
+const char *cli_class_errstr(int err, const char *tok, char *buf, size_t n);
 /* classifier route load FILE */
 int cli_route_load(struct cli *c, int argc, char **argv);
 /* After a class was added, changed or deleted. */

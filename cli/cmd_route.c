@@ -37,17 +37,26 @@ static int get_prefix(struct cli *c, const char *s, struct cls_prefix *p)
 	return 0;
 }
 
+const char *cli_class_errstr(int err, const char *tok, char *buf, size_t n)
+{
+	if (err == -ENOENT)
+		snprintf(buf, n, "unknown class \"%s\" (see 'classifier class "
+				 "list')", tok);
+	else if (err == -EINVAL)
+		snprintf(buf, n, "\"%s\" is neither a classid nor a class name",
+			 tok);
+	else
+		snprintf(buf, n, "reading classes: %s", strerror(-err));
+	return buf;
+}
+
 int cli_get_class(struct cli *c, const char *tok, __u32 *idx)
 {
 	int err = cli_class_resolve(c, tok, idx);
+	char msg[128];
 
-	if (err == -ENOENT) {
-		cli_err(c, "unknown class \"%s\" (see 'classifier class list')",
-			tok);
-		return err;
-	}
-	if (err == -EINVAL) {
-		cli_err(c, "\"%s\" is neither a classid nor a class name", tok);
+	if (err == -ENOENT || err == -EINVAL) {
+		cli_err(c, "%s", cli_class_errstr(err, tok, msg, sizeof(msg)));
 		return err;
 	}
 	return err ? cli_errno(c, err, "reading classes") : 0;

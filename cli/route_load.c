@@ -11,9 +11,12 @@
  * (they ask the old trie meanwhile).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -66,9 +69,11 @@ static int cmp_addr(const void *a, const void *b)
 	return c ? c : (int)x->len - (int)y->len;
 }
 
-static int add_route(struct load *ld, const struct cls_prefix *p, __u32 idx)
+/* Into fams (ld->fam, which the filler reads, or a parser's own). */
+static int add_route(struct load *ld, struct family_set *fams,
+		     const struct cls_prefix *p, __u32 idx)
 {
-	struct family_set *fs = &ld->fam[cls_family_slot(p->family)];
+	struct family_set *fs = &fams[cls_family_slot(p->family)];
 	struct cls_route *r;
 
 	if (fs->n / CHUNK >= MAX_CHUNKS)
@@ -85,7 +90,7 @@ static int add_route(struct load *ld, const struct cls_prefix *p, __u32 idx)
 		__atomic_store_n(&fs->unordered, true, __ATOMIC_RELEASE);
 	/* Hand over whole chunks: one wake-up per 64k routes. */
 	__atomic_store_n(&fs->n, fs->n + 1, __ATOMIC_RELEASE);
-	if (fs->n % CHUNK == 0) {
+	if (fs->n % CHUNK == 0 && fams == ld->fam) {
 		pthread_mutex_lock(&ld->lock);
 		pthread_cond_signal(&ld->more);
 		pthread_mutex_unlock(&ld->lock);
@@ -227,57 +232,208 @@ static void parsing_over(struct load *ld, bool ok)
 	pthread_mutex_unlock(&ld->lock);
 }
 
+/* The whole input: a regular file mapped, anything else read. */
+static int slurp(const char *file, char **buf, size_t *len, bool *mapped)
+{
+	int fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : 0;
+	size_t cap = 0, n = 0;
+	struct stat st;
+	char *b = NULL, *nb;
+	ssize_t got;
+	int err = 0;
+
+	*mapped = false;
+	if (fd < 0)
+		return -errno;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+		b = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (b != MAP_FAILED) {
+			*buf = b;
+			*len = st.st_size;
+			*mapped = true;
+			goto out;
+		}
+		b = NULL;
+	}
+	for (;;) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1 << 16;
+			nb = realloc(b, cap);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			b = nb;
+		}
+		got = read(fd, b + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			err = got < 0 ? -errno : 0;
+			break;
+		}
+		n += got;
+	}
+	if (err)
+		free(b);
+	*buf = err ? NULL : b;
+	*len = n;
+out:
+	if (fd)
+		close(fd);
+	return err;
+}
+
+/* One stretch of the input, parsed by one thread. */
+struct part {
+	struct load *ld;
+	const char *p, *end;
+	struct family_set *fam; /* ld->fam, or the part's own */
+	struct family_set own[2];
+	size_t lines;
+	int err;
+	size_t err_line; /* within the part */
+	char msg[160];
+};
+
+static void *parse_part(void *arg)
+{
+	struct part *pt = arg;
+	const char *p = pt->p, *nl, *why;
+	char *line = NULL, *tok, *nline, last_tok[64] = "";
+	size_t cap = 0, n;
+	struct cls_prefix pfx;
+	__u32 last_idx = 0;
+	int rc, err = 0;
+
+	while (p < pt->end && !err) {
+		nl = memchr(p, '\n', pt->end - p);
+		n = (nl ? nl : pt->end) - p;
+		if (n >= cap) {
+			cap = n + 256;
+			nline = realloc(line, cap);
+			if (!nline) {
+				err = -ENOMEM;
+				snprintf(pt->msg, sizeof(pt->msg), "%s",
+					 strerror(ENOMEM));
+				break;
+			}
+			line = nline;
+		}
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p += n + (nl != NULL);
+		pt->lines++;
+		why = NULL;
+		rc = parse_route_line(line, &pfx, &tok, &why);
+		if (rc <= 0) {
+			err = rc;
+			if (rc)
+				snprintf(pt->msg, sizeof(pt->msg), "%s",
+					 why ? why : "invalid line");
+			continue;
+		}
+		/* Files repeat a class line after line. */
+		if (strcmp(tok, last_tok)) {
+			err = cli_class_resolve(pt->ld->c, tok, &last_idx);
+			if (err) {
+				cli_class_errstr(err, tok, pt->msg,
+						 sizeof(pt->msg));
+				break;
+			}
+			snprintf(last_tok, sizeof(last_tok), "%s", tok);
+		}
+		err = add_route(pt->ld, pt->fam, &pfx, last_idx);
+		if (err)
+			snprintf(pt->msg, sizeof(pt->msg), "%s",
+				 err == -E2BIG ? "more routes than the table holds"
+					       : strerror(-err));
+	}
+	free(line);
+	pt->err = err;
+	pt->err_line = err ? pt->lines : 0;
+	return NULL;
+}
+
+/* The second part's routes after the first's, as if one thread read both. */
+static int append_part(struct load *ld, struct part *pt)
+{
+	struct cls_route *r;
+	size_t i;
+	int f, err = 0;
+
+	for (f = 0; f < 2 && !err; f++)
+		for (i = 0; i < pt->own[f].n && !err; i++) {
+			r = slot(&pt->own[f], i);
+			err = add_route(ld, ld->fam, &r->prefix, r->class_idx);
+		}
+	return err;
+}
+
+/*
+ * Big files are parsed by two threads, one per half: while an unordered
+ * file is read the kernel has nothing to do yet, so parsing is all of
+ * the wait.  Errors are reported as one thread reading in order would:
+ * the first bad line of the file.
+ */
+#define SPLIT_MIN (1U << 20)
+
 static int parse_file(struct load *ld, const char *file)
 {
-	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	struct part pt[2] = {};
 	struct cli *c = ld->c;
-	size_t cap = 0, lineno = 0, at;
-	char *line = NULL, *tok;
-	char last_tok[64] = "";
-	struct cls_prefix p;
-	const char *why;
-	__u32 idx, last_idx = 0;
-	int err = 0, rc;
+	pthread_t thread;
+	bool mapped, two = false;
+	const char *mid;
+	size_t len = 0, i;
+	char *buf = NULL;
+	int err, k;
 
-	if (!f)
-		return cli_errno(c, -errno, file);
-	while (!err && getline(&line, &cap, f) > 0) {
-		lineno++;
-		why = NULL;
-		rc = parse_route_line(line, &p, &tok, &why);
-		if (rc < 0) {
-			cli_err(c, "%s:%zu: %s", file, lineno,
-				why ? why : "invalid line");
-			err = rc;
-		} else if (rc > 0) {
-			/* Files repeat a class line after line. */
-			if (strcmp(tok, last_tok)) {
-				err = cli_class_resolve(c, tok, &last_idx);
-				snprintf(last_tok, sizeof(last_tok), "%s",
-					 err ? "" : tok);
-			}
-			idx = last_idx;
-			if (!err)
-				err = add_route(ld, &p, idx);
-			if (err) {
-				/* Name the line in what cli_get_class() says. */
-				at = strlen(c->where);
-				snprintf(c->where + at, sizeof(c->where) - at,
-					 "%s:%zu: ", file, lineno);
-				if (err == -E2BIG)
-					cli_err(c, "more routes than the "
-						   "table holds");
-				else if (cli_get_class(c, tok, &idx) == 0)
-					cli_err(c, "%s", strerror(-err));
-				c->where[at] = '\0';
-			}
+	err = slurp(file, &buf, &len, &mapped);
+	if (err)
+		return cli_errno(c, err, file);
+	err = cli_class_index(c);
+	if (err) {
+		cli_errno(c, err, "reading classes");
+		goto out;
+	}
+	pt[0] = (struct part){ .ld = ld, .p = buf, .end = buf + len,
+			       .fam = ld->fam };
+	if (len >= SPLIT_MIN) {
+		mid = memchr(buf + len / 2, '\n', len - len / 2);
+		if (mid && mid + 1 < buf + len) {
+			pt[1] = (struct part){ .ld = ld, .p = mid + 1,
+					       .end = buf + len };
+			pt[1].fam = pt[1].own;
+			pt[0].end = mid + 1;
+			two = !pthread_create(&thread, NULL, parse_part, &pt[1]);
+			if (!two) /* the first part reads it all */
+				pt[0].end = buf + len;
 		}
 	}
-	if (!err && ferror(f))
-		err = cli_errno(c, -EIO, file);
-	free(line);
-	if (f != stdin)
-		fclose(f);
+	parse_part(&pt[0]);
+	if (two)
+		pthread_join(thread, NULL);
+	for (k = 0; k < 2; k++)
+		if (pt[k].err) {
+			err = pt[k].err;
+			cli_err(c, "%s:%zu: %s", file,
+				pt[k].err_line + (k ? pt[0].lines : 0),
+				pt[k].msg);
+			break;
+		}
+	if (!err && two && (err = append_part(ld, &pt[1])))
+		cli_err(c, "%s: %s", file,
+			err == -E2BIG ? "more routes than the table holds"
+				      : strerror(-err));
+out:
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < MAX_CHUNKS; i++)
+			free(pt[1].own[k].chunk[i]);
+	if (mapped)
+		munmap(buf, len);
+	else
+		free(buf);
 	return err;
 }
 

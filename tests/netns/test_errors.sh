@@ -56,3 +56,16 @@ expect_error lookup not-an-address
 printf '10.80.0.0/16 web\n10.81.0.0/16 no-such-class\n' > "$WORK/bad_routes"
 expect_error route load "$WORK/bad_routes"
 expect_error route load "$WORK/no-such-file"
+# A file big enough to be parsed in two halves: the first bad line is the
+# one reported, by its line number in the whole file, and nothing loads.
+awk 'BEGIN { for (i = 0; i < 80000; i++)
+	printf "10.%d.%d.0/24 web\n", int(i / 256) % 256, i % 256 }' > "$WORK/big"
+sed -e '70001s|.*|10.99.0.0/33 web|' -e '75001s|web$|no-such-class|' \
+	"$WORK/big" > "$WORK/big_bad2"
+sed -e '30001s|web$|no-such-class|' "$WORK/big_bad2" > "$WORK/big_bad1"
+expect_error route load "$WORK/big_bad2"
+grep -q "big_bad2:70001: prefix length must be 0-32" "$WORK/err" ||
+	fail "second half: $(cat "$WORK/err")"
+expect_error route load "$WORK/big_bad1"
+grep -q "big_bad1:30001: unknown class \"no-such-class\"" "$WORK/err" ||
+	fail "first half: $(cat "$WORK/err")"
