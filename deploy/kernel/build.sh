@@ -3,7 +3,9 @@
 #
 # Build a stock and a patched 6.1 LTS kernel for classifier's qemu harness.
 #
-#   deploy/kernel/build.sh [stock|patched|arm64|arm64-boot|all]  (default: all)
+#   deploy/kernel/build.sh [stock|patched|arm64|arm64-boot|arm64-boot-stock|all]
+#   (default: all = stock, patched, arm64 objects; the bootable arm64 Images
+#   are separate: arm64-boot = patched, arm64-boot-stock = stock)
 #
 # Source: Debian's linux-source-6.1 (apt-get), unpacked into $KWORK/linux as a
 # git repo (branch "stock" = Debian's tree, branch "patched" = stock + the
@@ -153,16 +155,20 @@ build_arm64() {
 	done
 }
 
-# Bootable patched arm64 kernel (tinyconfig + arm64-boot.fragment) for
-# vmtest.sh arm64: built from its own worktree of "patched" so it does not
-# disturb the x86 tree's checkouts.
-build_arm64_boot() {
-	local wt=$KWORK/wt-arm64 aout=$KWORK/out-arm64-boot
+# Bootable arm64 kernels (tinyconfig + arm64-boot.fragment) for vmtest.sh
+# arm64 / arm64-stock: each built from its own worktree, so they neither
+# disturb the x86 tree's checkouts nor rebuild each other.
+#   patched -> $ART/arm64-boot, stock -> $ART/arm64-boot-stock
+build_arm64_boot() { # $1 = patched|stock
+	local which=${1:-patched} wt=$KWORK/wt-arm64 aout=$KWORK/out-arm64-boot dst=$ART/arm64-boot
+	if [ "$which" = stock ]; then
+		wt+=-stock aout+=-stock dst+=-stock
+	fi
 	local A=(make -C "$wt" O="$aout" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 	if [ ! -d "$wt" ]; then
-		git -C "$TREE" worktree add -q --detach "$wt" patched
+		git -C "$TREE" worktree add -q --detach "$wt" "$which"
 	else
-		git -C "$wt" checkout -q --detach patched
+		git -C "$wt" checkout -q --detach "$which"
 	fi
 	if [ ! -f "$aout/.config" ] || [ "$HERE/arm64-boot.fragment" -nt "$aout/.config" ]; then
 		"${A[@]}" -s tinyconfig >/dev/null
@@ -171,11 +177,11 @@ build_arm64_boot() {
 		"${A[@]}" -s olddefconfig >/dev/null
 		verify_config "$aout/.config" "$HERE/arm64-boot.fragment"
 	fi
-	log "building patched arm64 Image (log: $KWORK/build-arm64-boot.log)"
-	nice -n "$NICE" "${A[@]}" -j"$JOBS" Image > "$KWORK/build-arm64-boot.log" 2>&1 ||
-		{ tail -30 "$KWORK/build-arm64-boot.log" >&2; die "arm64 Image"; }
-	mkdir -p "$ART/arm64-boot"
-	cp "$aout/arch/arm64/boot/Image" "$aout/.config" "$ART/arm64-boot/"
+	log "building $which arm64 Image (log: $KWORK/build-arm64-boot-$which.log)"
+	nice -n "$NICE" "${A[@]}" -j"$JOBS" Image > "$KWORK/build-arm64-boot-$which.log" 2>&1 ||
+		{ tail -30 "$KWORK/build-arm64-boot-$which.log" >&2; die "arm64 $which Image"; }
+	mkdir -p "$dst"
+	cp "$aout/arch/arm64/boot/Image" "$aout/.config" "$dst/"
 }
 
 main() {
@@ -186,9 +192,10 @@ main() {
 	stock) build_x86 stock ;;
 	patched) build_x86 patched ;;
 	arm64) build_arm64 ;;
-	arm64-boot) build_arm64_boot ;;
+	arm64-boot) build_arm64_boot patched ;;
+	arm64-boot-stock) build_arm64_boot stock ;;
 	all) build_x86 stock; build_x86 patched; build_arm64 ;;
-	*) die "usage: $0 [stock|patched|arm64|arm64-boot|all]" ;;
+	*) die "usage: $0 [stock|patched|arm64|arm64-boot|arm64-boot-stock|all]" ;;
 	esac
 	"${GIT[@]}" checkout -q patched
 }
