@@ -4,15 +4,16 @@
 # Boot the kernels built by build.sh under qemu (TCG, -smp 2) with a busybox
 # initramfs and run, inside the guest:
 #   - bpf_smoke check   LPM lookups + per-CPU counters + JIT image dump
+#   - bpf_recur         fentry recursion through the trampoline (patch 4)
 #   - bpf_smoke bench   BPF_PROG_TEST_RUN timing (emulated clock: only a
 #                       relative stock/patched hint, not a hardware number)
+#   - tests/prog_test_run, when classifier was built into $CLS_OUT
+#     (make OUTPUT=$CLS_OUT in the repo) -- see CLS_OUT below
+#   - classifier's tests/netns suite (guest/netns.sh): run.sh and the test
+#     scripts as they are in $CLS_SRC
 #   - bpf_smoke storm   1000 flips of kernel.bpf_stats_enabled while two
 #                       pinned runners push packets through the program
-#   - classifier and tests/prog_test_run, when they were built into
-#     $CLS_OUT (make OUTPUT=$CLS_OUT in the repo) -- see CLS_OUT below
-#
-#   - classifier's tests/netns suite (guest/netns.sh), when classifier was
-#     built: run.sh and the test scripts as they are in $CLS_SRC
+#   - classifier on veth + HTB, and a classifier storm (guest/cls-*.sh)
 #
 #   deploy/kernel/vmtest.sh [stock|patched|arm64 ...]  (default: stock patched)
 #   netns-stock netns-patched: boot and run only tests/netns
