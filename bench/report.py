@@ -159,9 +159,9 @@ def main():
                    f"{f.get('batch_ns_per_prefix', float('nan')):.0f} ns"
                    for f in fills if f["n"] >= 100000) + " per prefix. "
                "`route_load_sorted`/`batch_route_add` use a file in `route "
-               "list` order (classes interleaved); `route_load` the same "
-               "prefixes grouped by class (see the report on class "
-               "resolution).", "",
+               "list` order (address order, classes interleaved); "
+               "`route_load` the same prefixes grouped by class, so "
+               "unordered (the loader sorts them).", "",
                "| tool | N | intervals | reps | time s (median) | min-max s |"
                " prefixes/s | slab growth MB | bytes/prefix (slab) |",
                "|---|---|---|---|---|---|---|---|---|"]
