@@ -151,12 +151,27 @@ print(",".join('"%s":%d' % (n, y - x) for n, x, y in zip(k, a, b)))
 PY
 }
 ip netns add $P-load
+# The kernel frees a flushed table after the command returns (a million
+# trie nodes: a second or so of its time): let it finish, or the next load
+# is timed against it.  A replacing `route load` frees the old table only
+# after it has published the new one.
+settle() {
+	local a b i
+	a=$(awk '/^Slab:/ {print $2}' /proc/meminfo)
+	for i in $(seq 1 25); do
+		sleep 0.2
+		b=$(awk '/^Slab:/ {print $2}' /proc/meminfo)
+		[ $((a - b)) -lt 1024 ] && break
+		a=$b
+	done
+	sleep 0.3
+}
 # One timed load: tool n file [extra json]; the table is emptied first.
 load_one() {
 	local tool=$1 n=$2 rep=$3 extra=${4:-} m0 m1 t0 t1
 	$CLS route flush
 	nsx load nft delete table ip clsbench 2>/dev/null || true
-	sleep 0.5
+	settle
 	m0=$(meminfo); t0=${EPOCHREALTIME/./}000
 	case $tool in
 	route_load|route_load_sorted) $CLS route load $TMP/l.$tool ;;
