@@ -180,7 +180,8 @@ static void *filler(void *arg)
 static int gather_rest(struct load *ld, struct family_set *fs,
 		       size_t bounds[257])
 {
-	size_t i, n, filled;
+	size_t i, n, filled, at[256];
+	struct cls_route *r;
 
 	/* Seen unordered under this lock, the filler takes no more of it. */
 	pthread_mutex_lock(&ld->lock);
@@ -192,10 +193,19 @@ static int gather_rest(struct load *ld, struct family_set *fs,
 	fs->rest = malloc(n * sizeof(*fs->rest));
 	if (!fs->rest)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		fs->rest[i] = *slot(fs, filled + i);
+	/* Straight from the chunks into first-byte buckets, in file order. */
+	memset(bounds, 0, 257 * sizeof(*bounds));
+	for (i = filled; i < fs->n; i++)
+		bounds[slot(fs, i)->prefix.addr[0] + 1]++;
+	for (i = 1; i <= 256; i++)
+		bounds[i] += bounds[i - 1];
+	memcpy(at, bounds, sizeof(at));
+	for (i = filled; i < fs->n; i++) {
+		r = slot(fs, i);
+		fs->rest[at[r->prefix.addr[0]]++] = *r;
+	}
 	fs->rest_n = n;
-	return cls_route_partition(fs->rest, n, bounds);
+	return 0;
 }
 
 /*

@@ -93,12 +93,6 @@ int cls_trie_fill(int trie_fd, int family, const struct cls_route *r,
  */
 int cls_route_sort(struct cls_route *r, size_t n);
 bool cls_route_sorted(const struct cls_route *r, size_t n);
-/*
- * Stable, by the first address byte only: bucket b is [bounds[b],
- * bounds[b + 1]).  Sorting each bucket then sorts the whole, in pieces
- * that fit in cache and that a consumer can take one by one.
- */
-int cls_route_partition(struct cls_route *r, size_t n, size_t bounds[257]);
 
 int cls_route_update(struct cls_maps *m, const struct cls_prefix *p,
 		     __u32 class_idx, int how);

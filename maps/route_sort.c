@@ -77,26 +77,3 @@ int cls_route_sort(struct cls_route *r, size_t n)
 	free(count);
 	return 0;
 }
-
-int cls_route_partition(struct cls_route *r, size_t n, size_t bounds[257])
-{
-	struct cls_route *tmp;
-	size_t i, at[256];
-
-	memset(bounds, 0, 257 * sizeof(*bounds));
-	for (i = 0; i < n; i++)
-		bounds[r[i].prefix.addr[0] + 1]++;
-	for (i = 1; i <= 256; i++)
-		bounds[i] += bounds[i - 1];
-	if (n < 2)
-		return 0;
-	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
-	memcpy(at, bounds, sizeof(at));
-	for (i = 0; i < n; i++)
-		tmp[at[r[i].prefix.addr[0]]++] = r[i];
-	memcpy(r, tmp, n * sizeof(*r));
-	free(tmp);
-	return 0;
-}
