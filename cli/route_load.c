@@ -5,10 +5,10 @@
  * Nothing is published until the whole file has parsed and the new tries
  * are full, so a bad line or a full map changes nothing, and packets see
  * either the old or the new table of a family.  Three things overlap:
- * this thread parses, a filler thread feeds parsed routes to the kernel's
- * new tries (the longest part, spent in the kernel), and once parsing is
- * done this thread repaints the IPv4 table, which packets stopped using
- * (they ask the old trie meanwhile).
+ * parsing (two threads for a big file), a filler thread feeding parsed
+ * routes to the kernel's new tries (the longest part, spent in the
+ * kernel), and, once parsing is done, the one-pass fill of the IPv4
+ * table, which packets stopped using (they ask the old trie meanwhile).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,9 +35,9 @@ struct family_set {
 	size_t filled; /* handed to the kernel */
 	int trie_fd;
 	/*
-	 * The kernel inserts address-ordered routes much faster (2M routes in
-	 * random order cost it ~1.7x).  Once a file turns out unordered, the
-	 * filler stops taking its chunks and gets the rest sorted instead.
+	 * The kernel inserts address-ordered routes much faster (1M routes:
+	 * 1.3 s in order, 3.2 s shuffled).  Once a file turns out unordered,
+	 * the filler stops taking its chunks and gets the rest sorted instead.
 	 */
 	bool unordered;
 	struct cls_route *rest;
@@ -60,15 +60,6 @@ static struct cls_route *slot(struct family_set *fs, size_t i)
 	return &fs->chunk[i / CHUNK][i % CHUNK];
 }
 
-static int cmp_addr(const void *a, const void *b)
-{
-	const struct cls_prefix *x = &((const struct cls_route *)a)->prefix;
-	const struct cls_prefix *y = &((const struct cls_route *)b)->prefix;
-	int c = memcmp(x->addr, y->addr, sizeof(x->addr));
-
-	return c ? c : (int)x->len - (int)y->len;
-}
-
 /* Into fams (ld->fam, which the filler reads, or a parser's own). */
 static int add_route(struct load *ld, struct family_set *fams,
 		     const struct cls_prefix *p, __u32 idx)
@@ -86,7 +77,7 @@ static int add_route(struct load *ld, struct family_set *fams,
 	r = slot(fs, fs->n);
 	r->prefix = *p;
 	r->class_idx = idx;
-	if (fs->n && !fs->unordered && cmp_addr(slot(fs, fs->n - 1), r) > 0)
+	if (fs->n && !fs->unordered && cls_route_cmp(slot(fs, fs->n - 1), r) > 0)
 		__atomic_store_n(&fs->unordered, true, __ATOMIC_RELEASE);
 	/* Hand over whole chunks: one wake-up per 64k routes. */
 	__atomic_store_n(&fs->n, fs->n + 1, __ATOMIC_RELEASE);
@@ -96,6 +87,11 @@ static int add_route(struct load *ld, struct family_set *fams,
 		pthread_mutex_unlock(&ld->lock);
 	}
 	return 0;
+}
+
+static const char *add_errstr(int err)
+{
+	return err == -E2BIG ? "more routes than the table holds" : strerror(-err);
 }
 
 /* Next run of parsed, unfilled routes within one chunk; false when done. */
@@ -356,8 +352,7 @@ static void *parse_part(void *arg)
 		err = add_route(pt->ld, pt->fam, &pfx, last_idx);
 		if (err)
 			snprintf(pt->msg, sizeof(pt->msg), "%s",
-				 err == -E2BIG ? "more routes than the table holds"
-					       : strerror(-err));
+				 add_errstr(err));
 	}
 	free(line);
 	pt->err = err;
@@ -433,9 +428,7 @@ static int parse_file(struct load *ld, const char *file)
 			break;
 		}
 	if (!err && two && (err = append_part(ld, &pt[1])))
-		cli_err(c, "%s: %s", file,
-			err == -E2BIG ? "more routes than the table holds"
-				      : strerror(-err));
+		cli_err(c, "%s: %s", file, add_errstr(err));
 out:
 	for (k = 0; k < 2; k++)
 		for (i = 0; i < MAX_CHUNKS; i++)

@@ -93,6 +93,8 @@ int cls_trie_fill(int trie_fd, int family, const struct cls_route *r,
  */
 int cls_route_sort(struct cls_route *r, size_t n);
 bool cls_route_sorted(const struct cls_route *r, size_t n);
+/* That order: <0, 0, >0 (same family). */
+int cls_route_cmp(const struct cls_route *x, const struct cls_route *y);
 
 int cls_route_update(struct cls_maps *m, const struct cls_prefix *p,
 		     __u32 class_idx, int how);

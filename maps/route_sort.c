@@ -21,7 +21,7 @@ static inline __u8 key_byte(const struct cls_route *r, int k)
 	return k ? r->prefix.addr[KEY_BYTES - 1 - k] : r->prefix.len;
 }
 
-static int cmp(const struct cls_route *x, const struct cls_route *y)
+int cls_route_cmp(const struct cls_route *x, const struct cls_route *y)
 {
 	int c = memcmp(x->prefix.addr, y->prefix.addr, sizeof(x->prefix.addr));
 
@@ -33,7 +33,7 @@ bool cls_route_sorted(const struct cls_route *r, size_t n)
 	size_t i;
 
 	for (i = 1; i < n; i++)
-		if (cmp(&r[i - 1], &r[i]) > 0)
+		if (cls_route_cmp(&r[i - 1], &r[i]) > 0)
 			return false;
 	return true;
 }

@@ -291,7 +291,7 @@ static int dump_family(const struct cls_maps *m, int family,
 int cls_route_dump(const struct cls_maps *m, int family,
 		   struct cls_route **out, size_t *n)
 {
-	size_t cap = 0, n4 = 0;
+	size_t cap = 0, n4;
 	int err = 0;
 
 	*out = NULL;
@@ -301,14 +301,9 @@ int cls_route_dump(const struct cls_maps *m, int family,
 	n4 = *n;
 	if (!err && family != AF_INET)
 		err = dump_family(m, AF_INET6, out, n, &cap);
-	if (err) {
-		free(*out);
-		*out = NULL;
-		*n = 0;
-		return err;
-	}
-	err = cls_route_sort(*out, n4);
 	if (!err)
+		err = cls_route_sort(*out, n4);
+	if (!err && *n > n4)
 		err = cls_route_sort(*out + n4, *n - n4);
 	if (err) {
 		free(*out);

@@ -198,6 +198,10 @@ int cls_dir24_fill(struct cls_maps *m, const struct cls_route *r, size_t n)
 		memcpy(sorted, r, n * sizeof(*sorted));
 		err = cls_route_sort(sorted, n);
 		r = sorted;
+		if (err) {
+			free(sorted);
+			return err;
+		}
 	}
 	dir24_fill_begin(&f, &m->dir24);
 	for (i = 0; i < n && !err; i++)
