@@ -96,11 +96,7 @@ int bench_bare_lookup(struct __sk_buff *skb)
 		__builtin_memcpy(pkt.addr, dst, 4);
 	else
 		__builtin_memcpy(pkt.addr, dst, 16);
-#ifdef BENCH_HAVE_LOOKUP_TRIE /* bench.mk: lookup.h splits out the trie */
 	skb->priority = cls_lookup_trie(&pkt);
-#else
-	skb->priority = cls_lookup_class(&pkt);
-#endif
 	return BENCH_TC_UNSPEC;
 }
 

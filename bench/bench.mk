@@ -14,9 +14,6 @@ CPPFLAGS += -I. -I$(OUTPUT)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-I. -I$(OUTPUT)
 B := $(OUTPUT)/bench
-# lookup.h grew a DIR-24-8 front; the bare lookup wants the trie alone.
-BPF_CFLAGS += $(shell grep -q cls_lookup_trie xdp_tc/lookup.h && \
-	echo -DBENCH_HAVE_LOOKUP_TRIE)
 
 .DELETE_ON_ERROR:
 .PHONY: all

@@ -348,26 +348,24 @@ static int run_case(struct ctx *c, enum kase k, int v6, const struct table *tb,
 	}
 }
 
-static int install(struct ctx *c, const struct table *tb, int v6)
+/* The first n of addrs (bytes each) as the spread wrapper's destinations. */
+static int load_dests(struct ctx *c, uint8_t (*addrs)[16], __u32 n,
+		      size_t bytes)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, o, .elem_flags = BPF_ANY);
-	int outer = v6 ? bpf_map__fd(c->cls->maps.routes_v6)
-		       : bpf_map__fd(c->cls->maps.routes_v4);
 	struct cls_v6_key *vals;
-	__u32 *keys, zero = 0, count = SPREAD, i;
+	__u32 *keys, count = n, i;
 	int err = 0;
 
-	if (bpf_map_update_elem(outer, &zero, &tb->trie[v6], BPF_ANY))
-		return -errno;
-	keys = calloc(SPREAD, sizeof(*keys));
-	vals = calloc(SPREAD, sizeof(*vals));
+	keys = calloc(n, sizeof(*keys));
+	vals = calloc(n, sizeof(*vals));
 	if (!keys || !vals) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < SPREAD; i++) {
+	for (i = 0; i < n; i++) {
 		keys[i] = i;
-		memcpy(vals[i].addr, tb->spread[v6][i], 16);
+		memcpy(vals[i].addr, addrs[i], bytes);
 	}
 	if (bpf_map_update_batch(bpf_map__fd(c->bench->maps.bench_addrs), keys,
 				 vals, &count, &o))
@@ -376,6 +374,17 @@ out:
 	free(keys);
 	free(vals);
 	return err;
+}
+
+static int install(struct ctx *c, const struct table *tb, int v6)
+{
+	int outer = v6 ? bpf_map__fd(c->cls->maps.routes_v6)
+		       : bpf_map__fd(c->cls->maps.routes_v4);
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(outer, &zero, &tb->trie[v6], BPF_ANY))
+		return -errno;
+	return load_dests(c, tb->spread[v6], SPREAD, 16);
 }
 
 static int setup(struct ctx *c)
@@ -573,46 +582,29 @@ static int agree(struct ctx *c, const struct vtab *v)
 
 static int vtab_install(struct ctx *c, const struct vtab *v, int round)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, o, .elem_flags = BPF_ANY);
-	__u32 *keys, zero = 0, count = SPREAD_1M, i, in_groups;
-	struct cls_v6_key *vals;
+	__u32 zero = 0, i, e, in_groups = 0;
 	double ns;
-	int err = 0;
+	int err;
 
 	if (bpf_map_update_elem(bpf_map__fd(c->cls->maps.routes_v4), &zero,
 				&v->trie, BPF_ANY))
 		return -errno;
-	keys = calloc(SPREAD_1M, sizeof(*keys));
-	vals = calloc(SPREAD_1M, sizeof(*vals));
-	if (!keys || !vals) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < SPREAD_1M; i++) {
-		keys[i] = i;
-		memcpy(vals[i].addr, v->spread[i], 4);
-	}
-	if (bpf_map_update_batch(bpf_map__fd(c->bench->maps.bench_addrs), keys,
-				 vals, &count, &o)) {
-		err = -errno;
-		goto out;
-	}
+	err = load_dests(c, v->spread, SPREAD_1M, 4);
+	if (err)
+		return err;
 	ns = paint(c, v);
 	/* Those take a second memory read: the group. */
-	for (i = 0, in_groups = 0; i < SPREAD; i++)
-		in_groups += (c->d.t[host_v4(v->spread[i]) >> 8] &
-			      CLS_DIR24_GROUP_BIT) != 0;
+	for (i = 0; i < SPREAD; i++) {
+		e = c->d.t[host_v4(v->spread[i]) >> 8];
+		in_groups += (e & CLS_DIR24_GROUP_BIT) &&
+			     e != CLS_DIR24_ASK_TRIE;
+	}
 	printf("{\"part\":\"table\",\"n\":%zu,\"round\":%d,\"groups\":%u,"
 	       "\"groups_needed\":%u,\"used\":%u,\"ask_trie\":%u,"
 	       "\"paint_ms\":%.1f,\"spread64k_in_groups\":%u}\n",
 	       v->n, round, c->d.groups, v->groups_needed, c->d.hdr->used,
 	       c->d.hdr->ask_trie, ns / 1e6, in_groups);
-	if (round == 0)
-		err = agree(c, v);
-out:
-	free(keys);
-	free(vals);
-	return err;
+	return round == 0 ? agree(c, v) : 0;
 }
 
 enum tkase {
