@@ -70,22 +70,28 @@ static int put_udp(struct pkt *p)
 	return pkt_put(p, 8 + PKT_PAYLOAD) ? 0 : -ENOSPC;
 }
 
+/*
+ * Headers are built in aligned locals and copied in: at offset 14 (or 18,
+ * 22) a struct iphdr in the buffer would be misaligned.
+ */
 int pkt_ipv4(struct pkt *p, const char *src, const char *dst, __u8 tos)
 {
-	struct iphdr *iph = (struct iphdr *)pkt_put(p, sizeof(*iph));
+	struct iphdr iph = {};
+	__u8 *at = pkt_put(p, sizeof(iph));
 
-	if (!iph)
+	if (!at)
 		return -ENOSPC;
-	iph->version = 4;
-	iph->ihl = 5;
-	iph->tos = tos;
-	iph->tot_len = htons(sizeof(*iph) + 8 + PKT_PAYLOAD);
-	iph->ttl = 64;
-	iph->protocol = IPPROTO_UDP;
-	if (inet_pton(AF_INET, src, &iph->saddr) != 1 ||
-	    inet_pton(AF_INET, dst, &iph->daddr) != 1)
+	iph.version = 4;
+	iph.ihl = 5;
+	iph.tos = tos;
+	iph.tot_len = htons(sizeof(iph) + 8 + PKT_PAYLOAD);
+	iph.ttl = 64;
+	iph.protocol = IPPROTO_UDP;
+	if (inet_pton(AF_INET, src, &iph.saddr) != 1 ||
+	    inet_pton(AF_INET, dst, &iph.daddr) != 1)
 		return -EINVAL;
-	iph->check = htons(pkt_ipv4_csum(iph, sizeof(*iph)));
+	iph.check = htons(pkt_ipv4_csum(&iph, sizeof(iph)));
+	memcpy(at, &iph, sizeof(iph));
 	return put_udp(p);
 }
 
@@ -136,21 +142,21 @@ static int ext_shape(__u8 type, size_t *size, __u8 *len_field)
 int pkt_ipv6(struct pkt *p, const char *src, const char *dst, __u8 tclass,
 	     const __u8 *exts, int n_ext)
 {
-	struct ipv6hdr *ip6h = (struct ipv6hdr *)pkt_put(p, sizeof(*ip6h));
+	struct ipv6hdr ip6h = {};
+	__u8 *hdr = pkt_put(p, sizeof(ip6h)), *nexthdr, *at, len_field;
 	size_t start = p->len, size;
-	__u8 *nexthdr, *at, len_field;
 	int i;
 
-	if (!ip6h)
+	if (!hdr)
 		return -ENOSPC;
-	ip6h->version = 6;
-	ip6h->priority = tclass >> 4;
-	ip6h->flow_lbl[0] = (tclass & 0x0f) << 4;
-	ip6h->hop_limit = 64;
-	if (inet_pton(AF_INET6, src, &ip6h->saddr) != 1 ||
-	    inet_pton(AF_INET6, dst, &ip6h->daddr) != 1)
+	ip6h.version = 6;
+	ip6h.priority = tclass >> 4;
+	ip6h.flow_lbl[0] = (tclass & 0x0f) << 4;
+	ip6h.hop_limit = 64;
+	if (inet_pton(AF_INET6, src, &ip6h.saddr) != 1 ||
+	    inet_pton(AF_INET6, dst, &ip6h.daddr) != 1)
 		return -EINVAL;
-	nexthdr = &ip6h->nexthdr;
+	nexthdr = &ip6h.nexthdr;
 	for (i = 0; i < n_ext; i++) {
 		if (ext_shape(exts[i], &size, &len_field))
 			return -EINVAL;
@@ -165,6 +171,7 @@ int pkt_ipv6(struct pkt *p, const char *src, const char *dst, __u8 tclass,
 	*nexthdr = IPPROTO_UDP;
 	if (put_udp(p))
 		return -ENOSPC;
-	ip6h->payload_len = htons(p->len - start);
+	ip6h.payload_len = htons(p->len - start);
+	memcpy(hdr, &ip6h, sizeof(ip6h));
 	return 0;
 }
