@@ -297,10 +297,15 @@ int pass_verdict(const struct t *t)
 
 int run_pkt(struct t *t, const struct pkt *p, struct run *r)
 {
+	return run_pkt_n(t, p, 1, r);
+}
+
+int run_pkt_n(struct t *t, const struct pkt *p, __u32 repeat, struct run *r)
+{
 	struct __sk_buff skb_in = {};
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = p->buf,
 		    .data_size_in = p->len, .data_out = r->out.buf,
-		    .data_size_out = sizeof(r->out.buf), .repeat = 1);
+		    .data_size_out = sizeof(r->out.buf), .repeat = repeat);
 	struct bpf_program *prog = t->f->skel->progs.cls_ingress;
 
 	memset(r, 0, sizeof(*r));
