@@ -11,6 +11,22 @@ BTF ?= /sys/kernel/btf/vmlinux
 
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE
+# SANITIZE=1: user space under ASan and UBSan, built in its own OUTPUT so a
+# normal build is left alone; any finding, a leak too, fails the test that
+# ran into it.  Reports also go to files in SAN_LOGS: a finding in a command
+# a test expects to fail would otherwise pass unseen (make check-sanitize).
+SAN_OUTPUT := build-san
+SAN_LOGS := $(abspath $(SAN_OUTPUT))/sanitizer
+ifeq ($(SANITIZE),1)
+OUTPUT := $(SAN_OUTPUT)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+CFLAGS += $(SAN_FLAGS)
+LDFLAGS += $(SAN_FLAGS)
+export ASAN_OPTIONS ?= halt_on_error=1:detect_leaks=1:log_path=$(SAN_LOGS)/asan
+export UBSAN_OPTIONS ?= halt_on_error=1:print_stacktrace=1:log_path=$(SAN_LOGS)/ubsan
+$(shell mkdir -p $(SAN_LOGS))
+endif
 CPPFLAGS += -I. -I$(OUTPUT)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-I. -I$(OUTPUT)
@@ -123,12 +139,13 @@ verifier-stats: $(PROG_BIN)
 netns: $(OUTPUT)/classifier
 	$(Q)./tests/netns/run.sh $(OUTPUT)/classifier
 
-# The README's test command: installs what is missing, then all three layers.
+# The README's test command: installs what is missing, then every layer.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)$(MAKE) --no-print-directory verifier-stats
 	$(Q)$(MAKE) --no-print-directory prog
+	$(Q)$(MAKE) --no-print-directory fuzz-smoke
 	$(Q)$(MAKE) --no-print-directory bench-smoke
 	$(Q)$(MAKE) --no-print-directory netns
 
@@ -164,3 +181,5 @@ $(OUTPUT)/tests/tcnl_test: tests/tcnl/tcnl_test.c loader/tc_netlink.c \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) tests/tcnl/tcnl_test.c \
 		loader/tc_netlink.c $(UTIL_OBJS) -lmnl -lbpf -o $@
+
+include tests/fuzz/fuzz.mk

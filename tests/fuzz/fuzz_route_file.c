@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A route file, as a buffer of any bytes: lines of any length, CRLF, NUL
+ * bytes inside lines, no newline at the end.  read_routes() is the reader
+ * under test; the harness walks the same buffer line by line on its own,
+ * checks each line (route_check.c), and wants from the reader the routes
+ * of the lines before the first bad one, in order, and that line's number
+ * and reason.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/fuzz/fuzz.h"
+#include "tests/fuzz/route_check.h"
+
+struct route {
+	struct cls_prefix p;
+	char *class_tok;
+};
+
+struct outcome {
+	struct route *routes;
+	size_t n_routes;
+	size_t err_line; /* 1-based; 0: every line was good */
+	char why[160];
+};
+
+/*
+ * The reader: today a copy of the per-line loop of cli/route_load.c's
+ * parse_part() (the line is cut at '\n' and copied into a buffer reused
+ * from line to line), with class resolution and map updates left out.
+ * Point this at the cli's buffer reader once it takes one.
+ */
+static void read_routes(const char *buf, size_t len, struct outcome *out)
+{
+	const char *p = buf, *end = buf + len, *nl, *why;
+	char *line = NULL, *tok, *nline;
+	size_t cap = 0, n, lines = 0;
+	struct cls_prefix pfx;
+	int rc;
+
+	while (p < end) {
+		nl = memchr(p, '\n', end - p);
+		n = (nl ? nl : end) - p;
+		if (n >= cap) {
+			cap = n + 256;
+			nline = realloc(line, cap);
+			if (!nline)
+				fuzz_fail("out of memory");
+			line = nline;
+		}
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p += n + (nl != NULL);
+		lines++;
+		why = NULL;
+		rc = parse_route_line(line, &pfx, &tok, &why);
+		if (rc < 0) {
+			out->err_line = lines;
+			snprintf(out->why, sizeof(out->why), "%s", why);
+			break;
+		}
+		if (rc == 1) {
+			out->routes[out->n_routes].p = pfx;
+			out->routes[out->n_routes++].class_tok = strdup(tok);
+		}
+	}
+	free(line);
+}
+
+/* A line ending in CR reads as it does without it. */
+static void check_cr(const char *line, int rc, const struct route *r)
+{
+	size_t n = strlen(line);
+	struct cls_prefix p;
+	char *cut, *tok;
+	int cut_rc;
+
+	if (!n || line[n - 1] != '\r')
+		return;
+	cut = strndup(line, n - 1);
+	if (!cut)
+		fuzz_fail("out of memory");
+	cut_rc = fuzz_route_line(cut, &p, &tok);
+	FUZZ_CHECK(cut_rc == rc, "'%s': %d with its CR, %d without", cut, rc,
+		   cut_rc);
+	if (rc == 1)
+		FUZZ_CHECK(!memcmp(&p, &r->p, sizeof(p)) &&
+				   !strcmp(tok, r->class_tok),
+			   "'%s': another route without its CR", cut);
+	free(cut);
+}
+
+/*
+ * The expected outcome, one line at a time.  A line is read as C string:
+ * whatever follows a NUL inside a line is ignored, as the CLI does today.
+ */
+static void walk_lines(const uint8_t *data, size_t size, struct outcome *want)
+{
+	size_t off = 0, line_no = 0;
+	const char *why = NULL;
+
+	while (off < size) {
+		const uint8_t *nl = memchr(data + off, '\n', size - off);
+		size_t n = (nl ? (size_t)(nl - data) : size) - off;
+		char *line = fuzz_cstr(data + off, n), *orig = strdup(line);
+		struct route r;
+		int rc;
+
+		if (!orig)
+			fuzz_fail("out of memory");
+		off += n + (nl != NULL);
+		line_no++;
+		rc = fuzz_route_line(line, &r.p, &r.class_tok);
+		if (rc == 1)
+			r.class_tok = strdup(r.class_tok);
+		check_cr(orig, rc, &r);
+		if (rc < 0) {
+			/* parse the copy again for its reason */
+			parse_route_line(orig, &r.p, &r.class_tok, &why);
+			want->err_line = line_no;
+			snprintf(want->why, sizeof(want->why), "%s", why);
+		} else if (rc == 1) {
+			want->routes[want->n_routes++] = r;
+		}
+		free(line);
+		free(orig);
+		if (rc < 0)
+			break;
+	}
+}
+
+static void free_outcome(struct outcome *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->n_routes; i++)
+		free(o->routes[i].class_tok);
+	free(o->routes);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct outcome want = {0}, got = {0};
+	size_t i;
+
+	/* At most one route per line, and at most size + 1 lines. */
+	want.routes = calloc(size + 1, sizeof(*want.routes));
+	got.routes = calloc(size + 1, sizeof(*got.routes));
+	if (!want.routes || !got.routes)
+		fuzz_fail("out of memory");
+	walk_lines(data, size, &want);
+	read_routes((const char *)data, size, &got);
+
+	FUZZ_CHECK(got.err_line == want.err_line,
+		   "error at line %zu, want line %zu", got.err_line,
+		   want.err_line);
+	FUZZ_CHECK(!strcmp(got.why, want.why), "reason '%s', want '%s'",
+		   got.why, want.why);
+	FUZZ_CHECK(got.n_routes == want.n_routes, "%zu routes, want %zu",
+		   got.n_routes, want.n_routes);
+	for (i = 0; i < got.n_routes; i++)
+		FUZZ_CHECK(!memcmp(&got.routes[i].p, &want.routes[i].p,
+				   sizeof(got.routes[i].p)) &&
+				   !strcmp(got.routes[i].class_tok,
+					   want.routes[i].class_tok),
+			   "route %zu differs", i);
+	free_outcome(&want);
+	free_outcome(&got);
+	return 0;
+}
