@@ -31,6 +31,11 @@ char *fuzz_cstr(const uint8_t *data, size_t size)
 	return s;
 }
 
+char *fuzz_strdup(const char *s)
+{
+	return fuzz_cstr((const uint8_t *)s, strlen(s));
+}
+
 static bool host_bits_clear(const struct cls_prefix *p)
 {
 	int bits = p->family == AF_INET ? 32 : 128;

@@ -32,6 +32,8 @@ void fuzz_fail(const char *fmt, ...)
  * end of the string.  Free it with free().
  */
 char *fuzz_cstr(const uint8_t *data, size_t size);
+/* strdup() that cannot fail. */
+char *fuzz_strdup(const char *s);
 
 /* An accepted prefix is canonical: length in range, no host bits. */
 void fuzz_check_prefix(const char *in, const struct cls_prefix *p);

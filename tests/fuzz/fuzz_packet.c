@@ -47,16 +47,20 @@ enum {
 	C_OUT_OF_RANGE = CLS_MAX_CLASSES + 904, /* read as the default */
 };
 
-static const struct cls_class special[] = {
-	[C_DROP] = {.flags = CLS_F_VALID | CLS_F_DROP},
-	[C_DSCP] = {.flags = CLS_F_VALID | CLS_F_PRIORITY | CLS_F_DSCP,
-		    .dscp = 34},
-	[C_MARK] = {.flags = CLS_F_VALID | CLS_F_PRIORITY | CLS_F_MARK,
-		    .mark = 0x20},
-	[C_BOTH] = {.flags = CLS_F_VALID | CLS_F_MARK | CLS_F_DSCP,
-		    .mark = 0x5, .dscp = 46},
-	[C_INVALID] = {.flags = 0},
+static const struct {
+	__u32 idx;
+	struct cls_class cls;
+} special[] = {
+	{C_DROP, {.flags = CLS_F_VALID | CLS_F_DROP}},
+	{C_DSCP, {.flags = CLS_F_VALID | CLS_F_PRIORITY | CLS_F_DSCP,
+		  .dscp = 34}},
+	{C_MARK, {.flags = CLS_F_VALID | CLS_F_PRIORITY | CLS_F_MARK,
+		  .mark = 0x20}},
+	{C_BOTH, {.flags = CLS_F_VALID | CLS_F_MARK | CLS_F_DSCP,
+		  .mark = 0x5, .dscp = 46}},
+	{C_INVALID, {.flags = 0}},
 };
+#define N_SPECIAL (sizeof(special) / sizeof(special[0]))
 
 /* Nested, so the longest match matters; the decoys are tests/prog's. */
 static const struct {
@@ -120,15 +124,14 @@ static int setup_maps(struct fix *f, struct t *t)
 		err = fix_reset(f);
 	if (err)
 		return err;
-	for (i = 0; i < TEST_CLASSES; i++) {
+	for (i = 0; i < TEST_CLASSES; i++)
 		classes[i] = (struct cls_class){
 			.flags = CLS_F_VALID | CLS_F_PRIORITY,
-			.classid = test_classid(i),
 		};
-		if (i < sizeof(special) / sizeof(special[0]) && i >= C_DROP) {
-			classes[i] = special[i];
-			classes[i].classid = test_classid(i);
-		}
+	for (i = 0; i < N_SPECIAL; i++)
+		classes[special[i].idx] = special[i].cls;
+	for (i = 0; i < TEST_CLASSES; i++) {
+		classes[i].classid = test_classid(i);
 		if (class_set(t, i, &classes[i]))
 			return -EINVAL;
 	}

@@ -13,8 +13,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *line = fuzz_cstr(data, size), *class_tok;
 	struct cls_prefix p;
+	const char *why;
 
-	fuzz_route_line(line, &p, &class_tok);
+	fuzz_route_line(line, &p, &class_tok, &why);
 	free(line);
 	return 0;
 }

@@ -17,11 +17,9 @@
 /* split_args for a line without quotes, written another way. */
 static int ref_split(const char *line, char words[][4096], int max)
 {
-	char *copy = strdup(line), *tok, *save;
+	char *copy = fuzz_strdup(line), *tok, *save;
 	int n = 0;
 
-	if (!copy)
-		fuzz_fail("out of memory");
 	copy[strcspn(copy, "#")] = '\0';
 	for (tok = strtok_r(copy, " \t\r\n", &save); tok;
 	     tok = strtok_r(NULL, " \t\r\n", &save)) {
@@ -46,9 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	max = data[0] % (MAX_ARGS + 1);
 	line = fuzz_cstr(data + 1, size - 1);
-	orig = strdup(line);
-	if (!orig)
-		fuzz_fail("out of memory");
+	orig = fuzz_strdup(line);
 	len = strlen(line);
 	argv[max] = (char *)1; /* must stay: past max */
 	if (!strpbrk(line, "\"'") && len < sizeof(want[0]))

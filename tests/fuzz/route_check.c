@@ -32,28 +32,29 @@ static int general_path(char *line, struct cls_prefix *p, char **class_tok,
 	return 1;
 }
 
-int fuzz_route_line(char *line, struct cls_prefix *p, char **class_tok)
+int fuzz_route_line(char *line, struct cls_prefix *p, char **class_tok,
+		    const char **why)
 {
-	char *orig = strdup(line), *copy = strdup(line), *ref_tok = NULL;
+	char *orig = fuzz_strdup(line), *copy = fuzz_strdup(line);
+	char *ref_tok = NULL;
 	struct cls_prefix ref_p;
-	const char *why = NULL, *ref_why = NULL;
+	const char *ref_why = NULL;
 	char why_text[160] = "";
 	size_t len = strlen(line);
 	int rc, ref;
 
-	if (!orig || !copy)
-		fuzz_fail("out of memory");
 	*class_tok = NULL;
-	rc = parse_route_line(line, p, class_tok, &why);
+	*why = NULL;
+	rc = parse_route_line(line, p, class_tok, why);
 	/* The host-bits reason is a static buffer the next call rewrites. */
-	if (why)
-		snprintf(why_text, sizeof(why_text), "%s", why);
+	if (*why)
+		snprintf(why_text, sizeof(why_text), "%s", *why);
 	ref = general_path(copy, &ref_p, &ref_tok, &ref_why);
 
 	FUZZ_CHECK(rc == ref, "'%s': returned %d, the general path %d", orig,
 		   rc, ref);
 	if (rc < 0) {
-		fuzz_check_why(orig, rc, why);
+		fuzz_check_why(orig, rc, *why ? why_text : NULL);
 		FUZZ_CHECK(!strcmp(why_text, ref_why),
 			   "'%s': reason '%s', the general path's '%s'", orig,
 			   why_text, ref_why);

@@ -80,7 +80,7 @@ replay() {
 }
 
 fuzz() {
-	local name=$1 work=$2 log="$DIR/logs/$1.log" niceness=$3 rc=0
+	local name=$1 work=$2 log="$DIR/logs/$1.$MODE.log" niceness=$3 rc=0
 
 	mkdir -p "$work"
 	nice -n "$niceness" "$DIR/$name" $(opts "$name") -max_total_time="$TIME" \
