@@ -7,11 +7,11 @@
  * says what each run must give: the verdict, the one counter slot that
  * grows (by exactly the packets run, bytes too; every counter of every
  * CPU summed grows by as much), skb priority and mark, and which bytes
- * may change (only the DSCP bits and the IPv4 checksum, which stays
- * valid).  libFuzzer cannot see coverage inside BPF; the model parses as
- * the programs do, so its coverage stands in for theirs.
+ * may change (only the DSCP bits, and the IPv4 checksum by as much).
+ * libFuzzer cannot see coverage inside BPF; the model parses as the
+ * programs do, so its coverage stands in for theirs.
  *
- * Routes and classes are set up in setup_maps() alone.
+ * Routes, classes and the table are set up in setup_maps() alone.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -113,7 +113,10 @@ static int paint_table(struct fix *f)
 	return d.hdr->ask_trie ? -ENOSPC : 0;
 }
 
-/* Everything the programs read; the one place that knows the map layout. */
+/*
+ * Everything the programs read.  With tests/prog/harness.c under it, the
+ * one place to change when the map layout does.
+ */
 static int setup_maps(struct fix *f, struct t *t)
 {
 	size_t i;
@@ -386,14 +389,22 @@ static int run_checked(struct t *t, const struct pkt *in, __u32 repeat)
 	struct expect e;
 	struct run r;
 	__u32 slot;
+	int err;
 
 	if (!kernel_runs(t, in))
 		return 0;
 	model(in->buf, in->len, t->hook == HOOK_TC, &e);
 	slot = e.reason == NO_REASON ? class_slot(t, e.idx)
 				     : CLS_STATS_REASON_BASE + e.reason;
-	before = counter(t, t->f->cpu, slot);
-	if (run_pkt_n(t, in, repeat, &r))
+	for (;;) {
+		before = counter(t, t->f->cpu, slot);
+		err = run_pkt_n(t, in, repeat, &r);
+		if (err != -EINTR)
+			break;
+		/* libFuzzer's timer signal cut the repeats short: again. */
+		total_packets = all_packets(t->f);
+	}
+	if (err)
 		return -1;
 	after = counter(t, t->f->cpu, slot);
 	total_packets += repeat;

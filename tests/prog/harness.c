@@ -307,6 +307,7 @@ int run_pkt_n(struct t *t, const struct pkt *p, __u32 repeat, struct run *r)
 		    .data_size_in = p->len, .data_out = r->out.buf,
 		    .data_size_out = sizeof(r->out.buf), .repeat = repeat);
 	struct bpf_program *prog = t->f->skel->progs.cls_ingress;
+	int err;
 
 	memset(r, 0, sizeof(*r));
 	if (t->hook == HOOK_TC) {
@@ -316,8 +317,11 @@ int run_pkt_n(struct t *t, const struct pkt *p, __u32 repeat, struct run *r)
 		opts.ctx_out = &r->skb;
 		opts.ctx_size_out = sizeof(r->skb);
 	}
-	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts))
-		return fail(t, "test run: %s", strerror(errno));
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts)) {
+		err = -errno;
+		fail(t, "test run: %s", strerror(-err));
+		return err;
+	}
 	r->verdict = (int)opts.retval;
 	r->out.len = opts.data_size_out;
 	r->out.l3_off = p->l3_off;

@@ -86,7 +86,10 @@ int mk_v6(struct t *t, struct pkt *p, const char *addr, __u8 tclass,
 	  const __u8 *exts, int n_ext);
 
 int run_pkt(struct t *t, const struct pkt *p, struct run *r);
-/* The same packet run repeat times in one BPF_PROG_TEST_RUN. */
+/*
+ * The same packet run repeat times in one BPF_PROG_TEST_RUN.  Returns 0 or
+ * the run's -errno; -EINTR: a signal stopped it after 1..repeat-1 runs.
+ */
 int run_pkt_n(struct t *t, const struct pkt *p, __u32 repeat, struct run *r);
 int pass_verdict(const struct t *t);
 struct cls_counter counter(const struct t *t, int cpu, __u32 slot);
