@@ -23,8 +23,9 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 CFLAGS += $(SAN_FLAGS)
 LDFLAGS += $(SAN_FLAGS)
-export ASAN_OPTIONS ?= halt_on_error=1:detect_leaks=1:log_path=$(SAN_LOGS)/asan
-export UBSAN_OPTIONS ?= halt_on_error=1:print_stacktrace=1:log_path=$(SAN_LOGS)/ubsan
+SAN_LOG_PATH = log_path=$(SAN_LOGS)
+export ASAN_OPTIONS ?= halt_on_error=1:detect_leaks=1:$(SAN_LOG_PATH)/asan
+export UBSAN_OPTIONS ?= halt_on_error=1:print_stacktrace=1:$(SAN_LOG_PATH)/ubsan
 $(shell mkdir -p $(SAN_LOGS))
 endif
 CPPFLAGS += -I. -I$(OUTPUT)

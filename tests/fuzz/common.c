@@ -68,8 +68,7 @@ void fuzz_check_prefix(const char *in, const struct cls_prefix *p)
 		   "'%s': family %d", in, p->family);
 	FUZZ_CHECK(p->len <= (p->family == AF_INET ? 32 : 128),
 		   "'%s': length %u", in, p->len);
-	FUZZ_CHECK(host_bits_clear(p), "'%s': accepted with host bits set",
-		   in);
+	FUZZ_CHECK(host_bits_clear(p), "'%s': accepted with host bits set", in);
 	FUZZ_CHECK(prefix_contains(p, p), "'%s': does not contain itself", in);
 	n = format_prefix(p, text, sizeof(text));
 	FUZZ_CHECK(n > 0 && (size_t)n == strlen(text),
@@ -81,8 +80,8 @@ void fuzz_check_prefix(const char *in, const struct cls_prefix *p)
 	FUZZ_CHECK(!memcmp(p, &again, sizeof(again)),
 		   "'%s': '%s' reads back as another prefix", in, text);
 	format_prefix(&again, again_text, sizeof(again_text));
-	FUZZ_CHECK(!strcmp(text, again_text), "'%s': prints '%s' then '%s'",
-		   in, text, again_text);
+	FUZZ_CHECK(!strcmp(text, again_text), "'%s': prints '%s' then '%s'", in,
+		   text, again_text);
 }
 
 void fuzz_check_why(const char *in, int err, const char *why)

@@ -19,8 +19,8 @@ static void check_round_trip(const char *in, __u32 id)
 
 	format_classid(id, text, sizeof(text));
 	FUZZ_CHECK(!parse_classid(text, &back) && back == id,
-		   "'%s': %#x prints as '%s', which reads as %#x", in, id,
-		   text, back);
+		   "'%s': %#x prints as '%s', which reads as %#x", in, id, text,
+		   back);
 	format_classid(back, again, sizeof(again));
 	FUZZ_CHECK(!strcmp(text, again), "'%s': prints '%s' then '%s'", in,
 		   text, again);

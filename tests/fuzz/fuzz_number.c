@@ -24,9 +24,9 @@ static int ref_unsigned(const char *s, unsigned long long max,
 		base = 16;
 		digits += 2;
 	}
-	if (!*digits || strspn(digits, base == 16 ? "0123456789abcdefABCDEF"
-						  : "0123456789") !=
-				strlen(digits))
+	if (!*digits ||
+	    strspn(digits, base == 16 ? "0123456789abcdefABCDEF"
+				      : "0123456789") != strlen(digits))
 		return -EINVAL;
 	errno = 0;
 	*v = strtoull(digits, &end, base);

@@ -31,11 +31,11 @@
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
-#define ETH_HLEN    14
-#define TC_PASS	    (-1) /* TC_ACT_UNSPEC */
-#define TC_SHOT	    2
-#define NO_REASON   (-1)
-#define MAX_REPEAT  3
+#define ETH_HLEN   14
+#define TC_PASS	   (-1) /* TC_ACT_UNSPEC */
+#define TC_SHOT	   2
+#define NO_REASON  (-1)
+#define MAX_REPEAT 3
 
 /* Classes beyond tests/prog's defaults (valid, priority = test_classid). */
 enum {
@@ -52,12 +52,14 @@ static const struct {
 	struct cls_class cls;
 } special[] = {
 	{C_DROP, {.flags = CLS_F_VALID | CLS_F_DROP}},
-	{C_DSCP, {.flags = CLS_F_VALID | CLS_F_PRIORITY | CLS_F_DSCP,
-		  .dscp = 34}},
-	{C_MARK, {.flags = CLS_F_VALID | CLS_F_PRIORITY | CLS_F_MARK,
-		  .mark = 0x20}},
-	{C_BOTH, {.flags = CLS_F_VALID | CLS_F_MARK | CLS_F_DSCP,
-		  .mark = 0x5, .dscp = 46}},
+	{C_DSCP,
+	 {.flags = CLS_F_VALID | CLS_F_PRIORITY | CLS_F_DSCP, .dscp = 34}},
+	{C_MARK,
+	 {.flags = CLS_F_VALID | CLS_F_PRIORITY | CLS_F_MARK, .mark = 0x20}},
+	{C_BOTH,
+	 {.flags = CLS_F_VALID | CLS_F_MARK | CLS_F_DSCP,
+	  .mark = 0x5,
+	  .dscp = 46}},
 	{C_INVALID, {.flags = 0}},
 };
 #define N_SPECIAL (sizeof(special) / sizeof(special[0]))
@@ -283,7 +285,7 @@ static NO_COVERAGE __u64 all_packets(const struct fix *f)
 
 /* in and out differ at most at offsets skip[0..n). */
 static NO_COVERAGE bool same_except(const struct pkt *in, const struct run *r,
-			const size_t *skip, int n)
+				    const size_t *skip, int n)
 {
 	size_t i;
 	int k;
@@ -302,34 +304,31 @@ static int check_dscp(struct t *t, const struct pkt *in, const struct run *r,
 		      const struct expect *e, __u8 dscp)
 {
 	const __u8 *a = in->buf + e->l3_off, *b = r->out.buf + e->l3_off;
-	size_t l3 = e->l3_off, hlen;
+	size_t l3 = e->l3_off, v6_skip[] = {l3, l3 + 1},
+	       v4_skip[] = {l3 + 1, l3 + 10, l3 + 11};
+	size_t hlen = (a[0] & 0xf) * 4;
 
 	if (e->family == AF_INET6) {
-		size_t skip[] = {l3, l3 + 1};
-
-		CHECK(t, b[0] == ((a[0] & 0xf0) | dscp >> 2) &&
-				 b[1] == (((dscp & 3) << 6) | (a[1] & 0x3f)),
+		CHECK(t,
+		      b[0] == ((a[0] & 0xf0) | dscp >> 2) &&
+			      b[1] == (((dscp & 3) << 6) | (a[1] & 0x3f)),
 		      "IPv6 traffic class %02x%02x, want DSCP %u", b[0], b[1],
 		      dscp);
-		CHECK(t, same_except(in, r, skip, 2),
+		CHECK(t, same_except(in, r, v6_skip, 2),
 		      "bytes besides the traffic class changed");
 		return 0;
-	} else {
-		size_t skip[] = {l3 + 1, l3 + 10, l3 + 11};
-
-		hlen = (a[0] & 0xf) * 4;
-		CHECK(t, b[1] == ((dscp << 2) | (a[1] & 3)),
-		      "IPv4 TOS %02x, want DSCP %u", b[1], dscp);
-		CHECK(t, same_except(in, r, skip, 3),
-		      "bytes besides TOS and checksum changed");
-		CHECK(t, pkt_ipv4_csum(a, hlen) == pkt_ipv4_csum(b, hlen),
-		      "IPv4 checksum not updated with the TOS");
 	}
+	CHECK(t, b[1] == ((dscp << 2) | (a[1] & 3)),
+	      "IPv4 TOS %02x, want DSCP %u", b[1], dscp);
+	CHECK(t, same_except(in, r, v4_skip, 3),
+	      "bytes besides TOS and checksum changed");
+	CHECK(t, pkt_ipv4_csum(a, hlen) == pkt_ipv4_csum(b, hlen),
+	      "IPv4 checksum not updated with the TOS");
 	return 0;
 }
 
-static int check_output(struct t *t, const struct pkt *in,
-			const struct run *r, const struct expect *e)
+static int check_output(struct t *t, const struct pkt *in, const struct run *r,
+			const struct expect *e)
 {
 	const struct cls_class *cls = NULL;
 	bool drop;
@@ -342,8 +341,9 @@ static int check_output(struct t *t, const struct pkt *in,
 		CHECK(t, r->verdict == (drop ? XDP_DROP : XDP_PASS),
 		      "XDP verdict %d, want %s", r->verdict,
 		      drop ? "XDP_DROP" : "XDP_PASS");
-		CHECK(t, r->out.len == in->len &&
-				 !memcmp(r->out.buf, in->buf, in->len),
+		CHECK(t,
+		      r->out.len == in->len &&
+			      !memcmp(r->out.buf, in->buf, in->len),
 		      "XDP changed the frame");
 		return 0;
 	}
@@ -354,12 +354,12 @@ static int check_output(struct t *t, const struct pkt *in,
 	      r->out.len);
 	if (drop)
 		return 0;
-	CHECK(t, r->skb.priority ==
-			 (cls && (cls->flags & CLS_F_PRIORITY) ? cls->classid
-							       : 0),
+	CHECK(t,
+	      r->skb.priority ==
+		      (cls && (cls->flags & CLS_F_PRIORITY) ? cls->classid : 0),
 	      "priority %#x", r->skb.priority);
-	CHECK(t, r->skb.mark == (cls && (cls->flags & CLS_F_MARK) ? cls->mark
-								 : 0),
+	CHECK(t,
+	      r->skb.mark == (cls && (cls->flags & CLS_F_MARK) ? cls->mark : 0),
 	      "mark %#x", r->skb.mark);
 	if (cls && (cls->flags & CLS_F_DSCP))
 		return check_dscp(t, in, r, e, cls->dscp);
@@ -459,7 +459,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	if (geteuid()) {
-		fprintf(stderr, "fuzz packet: needs root (BPF_PROG_TEST_RUN)\n");
+		fprintf(stderr,
+			"fuzz packet: needs root (BPF_PROG_TEST_RUN)\n");
 		exit(1);
 	}
 	libbpf_set_print(quiet);
@@ -500,9 +501,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (h = 0; h < 2; h++) {
 			t.hook = hooks[h];
 			if (run_checked(&t, &p, 1 + size % MAX_REPEAT))
-				fuzz_fail("%s, %s lookup: %s",
-					  h ? "XDP" : "tc", m ? "table" : "trie",
-					  t.why);
+				fuzz_fail("%s, %s lookup: %s", h ? "XDP" : "tc",
+					  m ? "table" : "trie", t.why);
 		}
 	}
 	return 0;
@@ -591,7 +591,9 @@ static size_t new_frame(uint8_t *data, size_t max_size, __u64 *rs)
 	for (i = 0; i < ntags; i++)
 		tpids[i] = rnd(rs) % 2 ? 0x8100 : 0x88a8;
 	pkt_eth(&p, tpids, ntags,
-		kind < 3 ? 0x0800 : kind < 6 ? 0x86dd : not_ip[rnd(rs) % 4]);
+		kind < 3   ? 0x0800
+		: kind < 6 ? 0x86dd
+			   : not_ip[rnd(rs) % 4]);
 	if (kind < 3)
 		err = put_ipv4(&p, rnd(rs) % 3 ? 0 : rnd(rs) % 11, rs);
 	else if (kind < 6)

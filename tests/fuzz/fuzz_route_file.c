@@ -64,7 +64,8 @@ static void read_routes(const char *buf, size_t len, struct outcome *out)
 		}
 		if (rc == 1) {
 			out->routes[out->n_routes].p = pfx;
-			out->routes[out->n_routes++].class_tok = fuzz_strdup(tok);
+			out->routes[out->n_routes++].class_tok =
+				fuzz_strdup(tok);
 		}
 	}
 	free(line);

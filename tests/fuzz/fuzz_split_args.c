@@ -70,8 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   orig, i);
 		prev_end = argv[i] + n + 1;
 		FUZZ_CHECK(ref <= 0 || !strcmp(argv[i], want[i]),
-			   "'%s': word %d is '%s', want '%s'", orig, i,
-			   argv[i], want[i]);
+			   "'%s': word %d is '%s', want '%s'", orig, i, argv[i],
+			   want[i]);
 	}
 	if (argc >= 0 && argc < max)
 		FUZZ_CHECK(!argv[argc], "'%s': argv[%d] not NULL", orig, argc);

@@ -86,7 +86,8 @@ fuzz() {
 	nice -n "$niceness" "$DIR/$name" $(opts "$name") -max_total_time="$TIME" \
 		"$work" "$SRC/corpus/$name" >"$log" 2>&1 || rc=$?
 	if [ "$rc" -ne 0 ]; then
-		grep -E -m 5 '^(fuzz:|==[0-9]+==ERROR|SUMMARY|.*runtime error)' "$log" >&2 || tail -n 30 "$log" >&2
+		grep -E -m 5 '^(fuzz:|==[0-9]+==ERROR|SUMMARY|.*runtime error)' \
+			"$log" >&2 || tail -n 30 "$log" >&2
 		echo "FAIL fuzz $name: finding after $(summary "$log"); log $log" >&2
 		return 1
 	fi
