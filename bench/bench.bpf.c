@@ -82,7 +82,7 @@ static __always_inline int bench_dst(struct __sk_buff *skb, struct cls_pkt *pkt,
 
 /*
  * The route lookup alone: outer slot, then the trie, as cls_egress does
- * (with the DIR-24-8 table off, the mode progbench runs it in).
+ * (with the DIR-24-8 table off, as progbench runs it; generation 0).
  */
 SEC("tc")
 int bench_bare_lookup(struct __sk_buff *skb)
@@ -96,13 +96,14 @@ int bench_bare_lookup(struct __sk_buff *skb)
 		__builtin_memcpy(pkt.addr, dst, 4);
 	else
 		__builtin_memcpy(pkt.addr, dst, 16);
-	skb->priority = cls_lookup_trie(&pkt);
+	skb->priority = cls_lookup_trie(&pkt, 0);
 	return BENCH_TC_UNSPEC;
 }
 
 /*
- * One read of the IPv4 table's first level for the destination, and
- * nothing else: the memory access no DIR-24-8 lookup can do without.
+ * One read of the IPv4 table's first level for the destination (through
+ * generation 0's slot), and nothing else: the memory access no DIR-24-8
+ * lookup can do without.
  * Spread over many destinations, it says how much of the table's cost is
  * that access (the machine's memory) and how much the rest of cls_egress.
  */
@@ -110,13 +111,16 @@ SEC("tc")
 int bench_table_read(struct __sk_buff *skb)
 {
 	struct cls_pkt pkt = {};
-	__u32 addr, e = 0;
+	__u32 addr, e = 0, gen = 0;
+	void *table;
 	__u8 *dst;
 
-	if (bench_dst(skb, &pkt, &dst) || pkt.family != CLS_FAMILY_V4)
+	table = bpf_map_lookup_elem(&table_v4, &gen);
+	if (!table || bench_dst(skb, &pkt, &dst) ||
+	    pkt.family != CLS_FAMILY_V4)
 		return BENCH_TC_UNSPEC;
 	__builtin_memcpy(&addr, dst, 4);
-	cls_dir24_entry(bpf_ntohl(addr) >> 8, &e);
+	cls_dir24_entry(table, bpf_ntohl(addr) >> 8, &e);
 	skb->priority = e;
 	return BENCH_TC_UNSPEC;
 }
@@ -131,7 +135,7 @@ int bench_table_lookup(struct __sk_buff *skb)
 	if (bench_dst(skb, &pkt, &dst) || pkt.family != CLS_FAMILY_V4)
 		return BENCH_TC_UNSPEC;
 	__builtin_memcpy(pkt.addr, dst, 4);
-	skb->priority = cls_lookup_dir24(&pkt);
+	skb->priority = cls_lookup_dir24(&pkt, 0);
 	return BENCH_TC_UNSPEC;
 }
 

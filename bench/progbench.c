@@ -3,8 +3,9 @@
  * Program cost under BPF_PROG_TEST_RUN: the real cls_egress against an
  * empty program and the bare route lookup, IPv4 and IPv6, for tables of
  * several sizes, rounds interleaved.  With --table: IPv4 only, cls_egress
- * with config.lookup_mode TRIE against DIR24, the table painted by
- * maps/dir24.c over the mmap of the skeleton's own dir24 map.  Prints one
+ * with the IPv4 table out of and in generation 0's slot, the table
+ * painted by maps/dir24.c over the mmap of an inner map made as
+ * maps/table.c makes it.  Prints one
  * JSON object per line; bench/report.py turns them into tables.
  */
 #include <errno.h>
@@ -55,6 +56,7 @@ struct ctx {
 	struct dir24 d;
 	void *dir24_mem;
 	size_t dir24_len;
+	int table_fd;
 };
 
 static double now_ns(void)
@@ -247,20 +249,25 @@ static size_t mk_pkt(__u8 *buf, int v6, const uint8_t dst[16])
 	return len;
 }
 
-static int set_config(struct ctx *c, __u32 stats_on, __u32 mode)
+static int set_stats(struct ctx *c, __u32 on)
 {
-	struct cls_config cfg = {.stats_on = stats_on,
-				 .abi_version = CLS_ABI_VERSION,
-				 .lookup_mode = mode};
+	struct cls_config cfg = {.stats_on = on, .layout = CLS_LAYOUT_VERSION};
 	__u32 zero = 0;
 
 	return bpf_map_update_elem(bpf_map__fd(c->cls->maps.config), &zero,
 				   &cfg, BPF_ANY);
 }
 
-static int set_stats(struct ctx *c, __u32 on)
+/* The IPv4 table in generation 0's slot, as the library publishes it. */
+static int use_table(struct ctx *c, bool on)
 {
-	return set_config(c, on, CLS_LOOKUP_TRIE);
+	int outer = bpf_map__fd(c->cls->maps.table_v4);
+	__u32 zero = 0;
+
+	if (on)
+		return bpf_map_update_elem(outer, &zero, &c->table_fd, BPF_ANY);
+	return bpf_map_delete_elem(outer, &zero) && errno != ENOENT ? -errno :
+								      0;
 }
 
 static int test_run(int prog, const __u8 *pkt, size_t len, __u32 repeat,
@@ -378,8 +385,8 @@ out:
 
 static int install(struct ctx *c, const struct table *tb, int v6)
 {
-	int outer = v6 ? bpf_map__fd(c->cls->maps.routes_v6)
-		       : bpf_map__fd(c->cls->maps.routes_v4);
+	int outer = v6 ? bpf_map__fd(c->cls->maps.trie_v6)
+		       : bpf_map__fd(c->cls->maps.trie_v4);
 	__u32 zero = 0;
 
 	if (bpf_map_update_elem(outer, &zero, &tb->trie[v6], BPF_ANY))
@@ -398,11 +405,6 @@ static int setup(struct ctx *c)
 		return -errno;
 	err = bpf_map__set_max_entries(c->cls->maps.stats,
 				       ncpus * CLS_STATS_STRIDE);
-	if (!err && c->dir24_groups)
-		err = bpf_map__set_max_entries(
-			c->cls->maps.dir24,
-			dir24_entries(true, c->dir24_groups) /
-				CLS_DIR24_PER_ELEM);
 	if (!err)
 		err = classifier_bpf__load(c->cls);
 	if (err)
@@ -420,8 +422,8 @@ static int setup(struct ctx *c)
 #define REUSE(m)                                                               \
 	bpf_map__reuse_fd(c->bench->maps.m, bpf_map__fd(c->cls->maps.m))
 	err = REUSE(config) ?: REUSE(classes) ?: REUSE(class_meta)
-		?: REUSE(routes_v4) ?: REUSE(routes_v6) ?: REUSE(stats)
-		?: REUSE(dir24);
+		?: REUSE(trie_v4) ?: REUSE(trie_v6) ?: REUSE(stats)
+		?: REUSE(table_v4);
 #undef REUSE
 	if (!err)
 		err = bench_bpf__load(c->bench);
@@ -430,7 +432,7 @@ static int setup(struct ctx *c)
 	return err;
 }
 
-/* --- --table: IPv4, lookup_mode TRIE against DIR24 ------------------- */
+/* --- --table: IPv4, the trie against the DIR-24-8 table --------------- */
 
 struct vtab {
 	size_t n;
@@ -529,15 +531,23 @@ static double paint(struct ctx *c, const struct vtab *v)
 	return now_ns() - t0;
 }
 
+/* The table's inner map, made as maps/table.c makes it, and mapped. */
 static int map_dir24(struct ctx *c)
 {
+	LIBBPF_OPTS(bpf_map_create_opts, opts,
+		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	long page = sysconf(_SC_PAGESIZE);
 	size_t entries = dir24_entries(true, c->dir24_groups);
 	void *p;
 
+	c->table_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bench_table",
+				     sizeof(__u32), CLS_DIR24_PER_ELEM * 4,
+				     entries / CLS_DIR24_PER_ELEM, &opts);
+	if (c->table_fd < 0)
+		return -errno;
 	c->dir24_len = (entries * sizeof(__u32) + page - 1) / page * page;
 	p = mmap(NULL, c->dir24_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 bpf_map__fd(c->cls->maps.dir24), 0);
+		 c->table_fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	c->dir24_mem = p;
@@ -567,9 +577,9 @@ static int agree(struct ctx *c, const struct vtab *v)
 	int err = 0;
 
 	for (i = 0; i < 4096 && !err; i++) {
-		err = set_config(c, 1, CLS_LOOKUP_TRIE) ?:
+		err = use_table(c, false) ?:
 			      prio_of(c, v->spread[i * 97], &a) ?:
-			      set_config(c, 1, CLS_LOOKUP_DIR24) ?:
+			      use_table(c, true) ?:
 			      prio_of(c, v->spread[i * 97], &b);
 		if (!err && a != b) {
 			fprintf(stderr, "progbench: N=%zu dest %u: trie %#x, "
@@ -586,7 +596,7 @@ static int vtab_install(struct ctx *c, const struct vtab *v, int round)
 	double ns;
 	int err;
 
-	if (bpf_map_update_elem(bpf_map__fd(c->cls->maps.routes_v4), &zero,
+	if (bpf_map_update_elem(bpf_map__fd(c->cls->maps.trie_v4), &zero,
 				&v->trie, BPF_ANY))
 		return -errno;
 	err = load_dests(c, v->spread, SPREAD_1M, 4);
@@ -641,7 +651,8 @@ static int run_tcase(struct ctx *c, enum tkase k, const struct vtab *v,
 	int read = bpf_program__fd(c->bench->progs.bench_table_read);
 	int lookup = bpf_program__fd(c->bench->progs.bench_table_lookup);
 	int dir24 = k == T_DIR24_HOT || k == T_DIR24_MISS ||
-		    k == T_DIR24_64K || k == T_DIR24_1M;
+		    k == T_DIR24_64K || k == T_DIR24_1M || k == T_READ_64K ||
+		    k == T_LOOKUP_64K;
 	uint8_t miss[16];
 	__u8 pkt[128];
 	size_t len;
@@ -650,9 +661,9 @@ static int run_tcase(struct ctx *c, enum tkase k, const struct vtab *v,
 	gen_miss(0, miss);
 	len = mk_pkt(pkt, 0,
 		     k == T_TRIE_MISS || k == T_DIR24_MISS ? miss : v->hot);
-	err = set_config(c, 1, dir24 ? CLS_LOOKUP_DIR24 : CLS_LOOKUP_TRIE);
+	err = use_table(c, dir24);
 	if (err)
-		return -errno;
+		return err;
 	switch (k) {
 	case T_EMPTY:
 		return test_run(empty, pkt, len, repeat, ns);
@@ -730,6 +741,8 @@ static int table_main(struct ctx *c, const struct opts *o)
 		vtab_free(&v[s]);
 	if (c->dir24_mem)
 		munmap(c->dir24_mem, c->dir24_len);
+	if (c->table_fd > 0)
+		close(c->table_fd);
 	return err;
 }
 

@@ -379,7 +379,7 @@ def table_section(by, md, targets, res):
     if tp:
         md += ["## 5. IPv4 DIR-24-8 table vs LPM trie", "",
                "### 5.1 Program cost (BPF_PROG_TEST_RUN, ns per run)", "",
-               "The real cls_egress, IPv4, config.lookup_mode TRIE (`trie_*`)"
+               "The real cls_egress, IPv4, no table in the generation's slot (`trie_*`)"
                " or DIR24 (`dir24_*`), same maps and trie, stats on; the "
                "table filled by maps/dir24.c (one pass in address order, as "
                "cls_dir24_fill) over the mmap of the skeleton's dir24 map, "
@@ -589,11 +589,11 @@ def table_section(by, md, targets, res):
         md += [f"With N={loaded} loaded: single changes through the CLI "
                "(one process each, fork/exec included; `cli_version` is "
                "`classifier --version`, the exec floor) and in-process "
-               "through the maps library (routebench: cls_route_update / "
-               "cls_route_delete, which repaint the table; `dump_v4` + "
-               "`dir24_build` = a full table build from the trie: "
-               "cls_route_dump, then cls_dir24_build with its suspend, "
-               "wait and switch).  Prefixes in 10.0.0.0/8 (outside the "
+               "through the maps library (routebench: cls_route_set / "
+               "cls_route_del, which journal the change and repaint the table; `dump_v4` + "
+               "`table_rebuild` = a full table rebuild from the trie ("
+               "cls_table_rebuild: the dump again, a new table filled and "
+               "published through the generation slot).  Prefixes in 10.0.0.0/8 (outside the "
                "set), each added then deleted.", "",
                "| operation | prefix len | n | median ms | p25-p75 ms | "
                "min-max ms |", "|---|---|---|---|---|---|"]

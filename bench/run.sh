@@ -132,6 +132,9 @@ sys.exit(1)'
 }
 printf 'class add 1:%x\n' $(seq 16 31) > $TMP/classes.batch
 $CLS -batch $TMP/classes.batch >/dev/null
+# The table on whatever the set's size (auto would leave small sets to the
+# trie), so `cls` always measures it.
+$CLS table on >/dev/null
 # Table off before attaching: off/on/rebuild re-point every attachment,
 # which the CLI finds only in its own network namespace.
 $CLS2 -batch $TMP/classes.batch >/dev/null

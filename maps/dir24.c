@@ -68,6 +68,11 @@ void dir24_clear(struct dir24 *d)
 		       (CLS_DIR24_L1_ENTRIES +
 			(size_t)d->hdr->used * CLS_DIR24_GROUP_SIZE) *
 			       sizeof(__u32));
+	dir24_init(d);
+}
+
+void dir24_init(struct dir24 *d)
+{
 	memset(d->hdr, 0, sizeof(*d->hdr));
 	d->hdr->magic = CLS_DIR24_MAGIC;
 	d->hdr->groups = d->groups;
@@ -167,9 +172,7 @@ void dir24_fill_begin(struct dir24_fill *f, struct dir24 *d)
 	memset(f, 0, sizeof(*f));
 	f->d = d;
 	f->grp_blk = NO_BLOCK;
-	memset(d->hdr, 0, sizeof(*d->hdr));
-	d->hdr->magic = CLS_DIR24_MAGIC;
-	d->hdr->groups = d->groups;
+	dir24_init(d);
 }
 
 /* The group for /24 blk, its first entries still to be written. */

@@ -42,6 +42,8 @@ static inline size_t dir24_entries(bool on, __u32 groups)
 int dir24_view(struct dir24 *d, __u32 *mem, size_t entries);
 /* Every address: no route.  Groups are all free again. */
 void dir24_clear(struct dir24 *d);
+/* The bookkeeping of a table whose entries are all zero (a new map). */
+void dir24_init(struct dir24 *d);
 /* Route addr/len (host byte order) -> class added or replaced. */
 void dir24_paint(struct dir24 *d, __u32 addr, unsigned int len,
 		 __u32 class_idx);

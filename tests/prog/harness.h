@@ -40,6 +40,7 @@ struct fix {
 	int ncpus;
 	int trie_v4;
 	int trie_v6;
+	int table; /* the IPv4 table's inner map */
 	struct cls_counter *stats;
 	size_t stats_len;
 	struct cls_config cfg;
@@ -75,7 +76,9 @@ static inline __u32 test_classid(__u32 idx)
 int route_add(struct t *t, const char *prefix, __u32 idx);
 int class_set(struct t *t, __u32 idx, const struct cls_class *cls);
 int set_stats_on(struct t *t, __u32 on);
-int set_lookup_mode(struct t *t, enum cls_lookup_mode mode);
+int set_gen(struct t *t, __u32 gen);
+/* The test's IPv4 table in generation gen's slot only (-1: in none). */
+int use_table(struct t *t, int gen);
 /* Writes entry idx of the DIR-24-8 table through its mmap. */
 int dir24_set(struct t *t, __u32 idx, __u32 val);
 int drop_route_table(struct t *t, int family);

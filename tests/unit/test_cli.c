@@ -81,20 +81,7 @@ static int run_captured(const char *line, char *err, size_t n, struct cli *c)
 	fflush(stderr);
 	saved = dup(STDERR_FILENO);
 	dup2(fileno(f), STDERR_FILENO);
-	if (!strcmp(argv[0], "route"))
-		ret = do_route(c, argc - 1, argv + 1);
-	else if (!strcmp(argv[0], "class"))
-		ret = do_class(c, argc - 1, argv + 1);
-	else if (!strcmp(argv[0], "attach"))
-		ret = do_attach(c, argc - 1, argv + 1);
-	else if (!strcmp(argv[0], "detach"))
-		ret = do_detach(c, argc - 1, argv + 1);
-	else if (!strcmp(argv[0], "stats"))
-		ret = do_stats(c, argc - 1, argv + 1);
-	else if (!strcmp(argv[0], "lookup"))
-		ret = do_lookup(c, argc - 1, argv + 1);
-	else
-		ret = do_status(c, argc - 1, argv + 1);
+	ret = cli_run(c, argc, argv);
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
@@ -108,7 +95,7 @@ static int run_captured(const char *line, char *err, size_t n, struct cli *c)
 static void init_cli(struct cli *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->lock_fd = -1;
+	c->wait_ms = -1;
 	/* Not a bpffs: any command that got as far as the maps would fail. */
 	c->bpffs = tmpdir;
 	cls_root_path(c->root, sizeof(c->root), tmpdir);
