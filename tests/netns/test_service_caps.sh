@@ -5,8 +5,12 @@
 # classifier-sync.service run work with exactly the unit's
 # CapabilityBoundingSet (root, as systemd runs them), fail without
 # CAP_NET_ADMIN (clsact over netlink) or CAP_SYS_ADMIN (the live trie by
-# id), and make no system call outside the unit's SystemCallFilter;
-# `stats` works with the exporter's empty set on a read-only bpffs.
+# id), and, traced, make no system call outside the unit's
+# SystemCallFilter, open no socket family it forbids, write nothing
+# outside the bpffs, read nothing in /proc but their own, and map nothing
+# writable and executable.  `stats` works with the exporter's empty set
+# on a read-only bpffs.  (systemd is not PID 1 here, so the unit itself
+# cannot run; this checks what its settings would refuse.)
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -104,6 +108,29 @@ outside=$(comm -23 <(echo "$used") <(echo "$allowed"))
 [ -z "$outside" ] ||
 	fail "system calls outside classifier.service's filter: $(echo $outside)"
 log "system calls used: $(echo "$used" | wc -l), all in the filter"
+
+# What the other sandbox settings would refuse, seen in the same traces.
+families=$(grep -ohE 'socket\(AF_[A-Z0-9]+' "$WORK"/strace.* |
+	sed 's/socket(//' | sort -u)
+for f in $families; do
+	grep -Eq "^RestrictAddressFamilies=.*\b$f\b" "$DEPLOY/classifier.service" ||
+		fail "socket($f) is outside RestrictAddressFamilies"
+done
+# ProtectSystem=strict, ReadWritePaths=/sys/fs/bpf (here: $BPFFS)
+writes=$(grep -hE '^[0-9]+ +(openat\(.*O_(WRONLY|RDWR|CREAT)|mkdir|mkdirat|unlink|unlinkat|rmdir|rename|renameat2?)\(' \
+	"$WORK"/strace.* | grep -v ' = -1 ' | grep -v "\"$BPFFS/" |
+	grep -v '"/dev/null"' || :)
+[ -z "$writes" ] ||
+	fail "writes outside the bpffs: $(echo "$writes" | head -n 2)"
+# ProcSubset=pid (what is not there anyway, like libbpf's look at
+# /proc/version_signature, is no loss)
+procs=$(grep -h '"/proc/' "$WORK"/strace.* | grep -v ' = -1 ' |
+	grep -ohE '"/proc/[^"]*"' |
+	grep -Ev '^"/proc/(self|thread-self|[0-9]+)(/|")' || :)
+[ -z "$procs" ] || fail "opens outside ProcSubset=pid: $(echo $procs)"
+# MemoryDenyWriteExecute
+! grep -qE '(mmap|mprotect)\(.*PROT_WRITE\|PROT_EXEC|PROT_EXEC\|PROT_WRITE' \
+	"$WORK"/strace.* || fail "a writable and executable mapping"
 
 # each capability that nothing else implies is needed
 without()
