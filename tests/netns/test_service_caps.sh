@@ -92,6 +92,7 @@ expand()
 {
 	local w
 	for w in "$@"; do
+		# shellcheck disable=SC2046 # one word per member
 		case $w in
 		@*) expand $(systemd-analyze syscall-filter "$w" |
 			sed -n 's/^ \{4\}\([@a-z0-9_-]*\)$/\1/p') ;;
@@ -101,6 +102,7 @@ expand()
 }
 
 # the syscalls seen, against the unit's filter
+# shellcheck disable=SC2046
 allowed=$(expand $(unit_value classifier.service SystemCallFilter) | sort -u)
 used=$(sed -En 's/^[0-9]+ +([a-z0-9_]+)\(.*/\1/p' "$WORK"/strace.* | sort -u)
 [ -n "$used" ] || fail "strace recorded no system call"

@@ -10,6 +10,8 @@
 #
 #   tests/pkg/deb_root.sh BUILD_DIR     (after deploy/deb.sh BUILD_DIR/deb)
 set -u
+# shellcheck source=tests/pkg/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$1" && pwd)
@@ -20,21 +22,7 @@ deb=$(ls "$build"/deb/classifier_"$version"_*.deb 2>/dev/null)
 work=$(mktemp -d /tmp/cls-debroot.XXXXXX)
 root=$work/root
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
 
-check()
-{
-	local name=$1 why
-	shift
-	if why=$("$@" 2>&1); then
-		echo "ok $name"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $name: $(printf '%s' "$why" | tail -n 3 | tr '\n' ' ')"
-		failed=$((failed + 1))
-	fi
-}
 
 if [ ! -f "$deb" ]; then
 	echo "deb_root: no $build/deb/classifier_${version}_*.deb (make deb)" >&2
@@ -49,7 +37,7 @@ if [ ! -f "$cache" ]; then
 		exit 1
 	}
 	tar -C "$work/boot" -cf "$cache.tmp" . && mv "$cache.tmp" "$cache"
-	rm -rf "$work/boot"
+	rm -rf "${work:?}/boot"
 fi
 mkdir "$root"
 tar -C "$root" -xf "$cache"
@@ -168,5 +156,4 @@ check apt_install apt_install
 check files_and_units files_and_units
 check version_and_help version_and_help
 check lifecycle lifecycle
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

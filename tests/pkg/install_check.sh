@@ -9,28 +9,16 @@
 #
 #   tests/pkg/install_check.sh BUILD_DIR
 set -u
+# shellcheck source=tests/pkg/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$1" && pwd)
 work=$(mktemp -d /tmp/cls-install.XXXXXX)
 trap 'umount "$work/bpffs" 2>/dev/null; rm -rf "$work"' EXIT
-passed=0
-failed=0
 OBJECTS="attach detach status upgrade purge class route lookup stats table
 	sync exporter"
 
-check()
-{
-	local name=$1 why
-	shift
-	if why=$("$@" 2>&1); then
-		echo "ok $name"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $name: $(printf '%s' "$why" | head -n 3 | tr '\n' ' ')"
-		failed=$((failed + 1))
-	fi
-}
 
 # installed_list DIR: "MODE /path" of every file under DIR, sorted
 installed_list()
@@ -165,7 +153,7 @@ offers()
 	got=$(comp "$@")
 	for w in "${want[@]}"; do
 		grep -qxF -- "$w" <<<"$got" ||
-			{ echo "'$*' offers [$(echo $got)], not $w"; return 1; }
+			{ echo "'$*' offers [${got//$'\n'/ }], not $w"; return 1; }
 	done
 }
 
@@ -179,6 +167,7 @@ completion_loads()
 
 completion_words()
 {
+	# shellcheck disable=SC2046 # one word per object
 	offers $OBJECTS $(binary_objects) -- classifier "" &&
 	offers --bpffs --json -- classifier - &&
 	offers add replace set del list -- classifier class "" &&
@@ -223,5 +212,4 @@ check man_names_objects man_names_objects
 check completion_loads completion_loads
 check completion_words completion_words
 check completion_classes completion_classes
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary
