@@ -131,6 +131,7 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory prog
 	$(Q)$(MAKE) --no-print-directory bench-smoke
 	$(Q)$(MAKE) --no-print-directory netns
+	$(Q)$(MAKE) --no-print-directory install-check
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory $(OUTPUT)/classifier
@@ -164,3 +165,5 @@ $(OUTPUT)/tests/tcnl_test: tests/tcnl/tcnl_test.c loader/tc_netlink.c \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) tests/tcnl/tcnl_test.c \
 		loader/tc_netlink.c $(UTIL_OBJS) -lmnl -lbpf -o $@
+
+include deploy/install.mk

@@ -4,8 +4,11 @@
 set -e
 
 pkgs="clang llvm libbpf-dev bpftool libmnl-dev libelf-dev zlib1g-dev
+	libnl-3-dev libnl-route-3-dev libmicrohttpd-dev
 	libcmocka-dev pkg-config make gcc iproute2 nftables iputils-ping jq
-	util-linux procps python3 gnuplot-nox"
+	util-linux procps python3 gnuplot-nox strace
+	systemd man-db groff-base bash-completion
+	debhelper dpkg-dev lintian debootstrap"
 
 "$(dirname "$0")/../deploy/ensure-packages.sh" deps $pkgs
 
