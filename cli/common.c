@@ -29,7 +29,7 @@ int cli_errno(struct cli *c, int err, const char *what)
 	const char *hint = "";
 
 	if (err == -EPERM || err == -EACCES)
-		hint = " (classifier needs root: CAP_BPF and CAP_NET_ADMIN)";
+		hint = " (classifier needs root: CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN, CAP_NET_ADMIN)";
 	else if (err == -E2BIG || err == -ENOSPC)
 		hint = " (table full)";
 	cli_err(c, "%s: %s%s", what, strerror(-err), hint);

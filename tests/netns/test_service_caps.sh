@@ -79,7 +79,7 @@ traced()
 {
 	nsenter --net="/run/netns/$NS_S" \
 		setpriv --bounding-set="$(bounding "$CLS_CAPS")" --inh-caps=-all \
-		strace -f -qq -o "$WORK/strace.$((++n))" \
+		strace -f -qq -y -o "$WORK/strace.$((++n))" \
 		"$CLASSIFIER" --bpffs "$BPFFS" "$@" >/dev/null ||
 		fail "with classifier.service's capabilities: '$*' failed"
 }
@@ -118,9 +118,10 @@ for f in $families; do
 	grep -Eq "^RestrictAddressFamilies=.*\b$f\b" "$DEPLOY/classifier.service" ||
 		fail "socket($f) is outside RestrictAddressFamilies"
 done
-# ProtectSystem=strict, ReadWritePaths=/sys/fs/bpf (here: $BPFFS)
+# ProtectSystem=strict, ReadWritePaths=/sys/fs/bpf (here: $BPFFS); -y
+# shows the directory behind an *at() call's fd as <PATH>.
 writes=$(grep -hE '^[0-9]+ +(openat\(.*O_(WRONLY|RDWR|CREAT)|mkdir|mkdirat|unlink|unlinkat|rmdir|rename|renameat2?)\(' \
-	"$WORK"/strace.* | grep -v ' = -1 ' | grep -v "\"$BPFFS/" |
+	"$WORK"/strace.* | grep -v ' = -1 ' | grep -v "[\"<]$BPFFS/" |
 	grep -v '"/dev/null"' || :)
 [ -z "$writes" ] ||
 	fail "writes outside the bpffs: $(echo "$writes" | head -n 2)"
