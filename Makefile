@@ -48,7 +48,7 @@ PROG_SRCS := $(wildcard tests/prog/*.c)
 PROG_BIN := $(OUTPUT)/tests/prog_test_run
 
 all: $(OUTPUT)/classifier $(UNIT_BINS) $(PROG_BIN) $(OUTPUT)/tests/tcnl_test \
-	$(OUTPUT)/tests/table_agree
+	$(OUTPUT)/tests/table_agree $(OUTPUT)/tests/check_state
 
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
@@ -100,6 +100,12 @@ $(OUTPUT)/tests/table_agree: tests/agree/table_agree.c $(LIB_OBJS) $(SKELS) \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
 
+# Is the pinned state whole after a crash and the next command?
+$(OUTPUT)/tests/check_state: tests/crash/check_state.c $(LIB_OBJS) $(SKELS) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+
 # The data-path tests need only the skeleton and libbpf.
 $(PROG_BIN): $(PROG_SRCS) $(SKELS) $(wildcard tests/prog/*.h) \
 		maps/classifier_abi.h | $(OUTPUT)/tests
@@ -120,8 +126,24 @@ prog: $(PROG_BIN) $(OUTPUT)/tests/table_agree
 verifier-stats: $(PROG_BIN)
 	$(Q)$(PROG_BIN) --verifier-stats
 
-netns: $(OUTPUT)/classifier
-	$(Q)./tests/netns/run.sh $(OUTPUT)/classifier
+# The same command with its crash points armed ($$CLS_FAULT_STEP, see
+# maps/internal.h): the crash tests kill it at every step of a change.
+FAULT := $(OUTPUT)/fault
+FAULT_OBJS := $(patsubst $(OUTPUT)/%,$(FAULT)/%,$(CLI_OBJS) $(LIB_OBJS))
+
+$(FAULT)/%.o: %.c $(USER_HDRS) maps/classifier_abi.h | $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DCLS_FAULT_INJECT -c $< -o $@
+
+$(FAULT)/classifier: $(FAULT_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+netns: $(OUTPUT)/classifier $(FAULT)/classifier $(OUTPUT)/tests/check_state
+	$(Q)CLASSIFIER_FAULT=$(abspath $(FAULT)/classifier) \
+		CHECK_STATE=$(abspath $(OUTPUT)/tests/check_state) \
+		./tests/netns/run.sh $(OUTPUT)/classifier
 
 # The README's test command: installs what is missing, then all three layers.
 check: deps

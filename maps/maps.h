@@ -108,9 +108,9 @@ struct cls_open_opts {
 int cls_root_path(char *root, size_t n, const char *bpffs);
 /*
  * Open the pinned state.  Reading: -ENOENT if nothing is set up.  Writing:
- * also mounts nothing (see cls_bpffs_check), creates the pins if missing,
- * holds the lock until cls_close() and finishes what an interrupted change
- * left.  Errors that name a problem with the pins (-EUCLEAN: not ours,
+ * creates the pins if missing (mounting is the caller's: cls_bpffs_check)
+ * and holds the lock until cls_close().  Either finishes what an
+ * interrupted change left (a reader only if no writer holds the lock).  Errors that name a problem with the pins (-EUCLEAN: not ours,
  * wrong shape; -EPROTO: another layout version) leave a reason in
  * cls_open_error().
  */

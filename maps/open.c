@@ -310,6 +310,27 @@ static void teardown(struct cls_maps *m)
 	m->dir_fd = -1;
 }
 
+/*
+ * A reader that finds a change left half done finishes it too, if no
+ * writer holds the lock (one that does is still making that change).
+ */
+static int recover_if_idle(struct cls_maps *m)
+{
+	struct cls_state s;
+	int err;
+
+	err = cls_state_read(m, &s);
+	if (err || s.journal.op == CLS_OP_NONE ||
+	    flock(m->dir_fd, LOCK_EX | LOCK_NB))
+		return err;
+	m->locked = true;
+	err = cls_recover(m);
+	unlock(m);
+	cls_live_forget(m);
+	cls_catalog_free(m);
+	return err;
+}
+
 /* The pin directory for a change: made if missing, on a bpffs. */
 static int make_root(const char *root, const char *bpffs)
 {
@@ -379,6 +400,8 @@ int cls_open(struct cls_maps *m, const struct cls_open_opts *o)
 		close(maps_fd);
 	if (!err && m->locked)
 		err = cls_recover(m);
+	if (!err && !m->locked)
+		err = recover_if_idle(m);
 	if (err)
 		teardown(m);
 	return err;

@@ -63,6 +63,9 @@ struct cls_txn {
 	int fill_err;
 	int table_fd; /* the new IPv4 table, -1: none */
 	__u32 shadowed;
+	/* The table policy the new set is built for (and leaves in force). */
+	__u32 table_mode;
+	__u32 table_groups;
 };
 
 static struct cls_route *slot(struct family_set *fs, size_t i)
@@ -434,6 +437,8 @@ int cls_txn_begin(struct cls_maps *m, enum cls_txn_scope scope,
 	for (f = 0; f < 2; f++)
 		t->fam[f].trie_fd = -1;
 	err = cls_state_read(m, &s);
+	t->table_mode = s.table_mode;
+	t->table_groups = s.table_groups;
 	if (!err && scope == CLS_TXN_TABLE) {
 		/* The same tries in the new generation, the table rebuilt. */
 		for (f = 0; f < 2 && !err; f++) {
@@ -528,6 +533,8 @@ static int swap_finish(struct cls_maps *m, struct cls_state *s)
 	if (err)
 		return err;
 	memcpy(s->routes, s->journal.swap.routes, sizeof(s->routes));
+	s->table_mode = s->journal.swap.table_mode;
+	s->table_groups = s->journal.swap.table_groups;
 	return cls_journal_end(m, s);
 }
 
@@ -566,6 +573,8 @@ static int publish(struct cls_txn *t, struct cls_state *s,
 	s->journal.swap.gen = gen;
 	s->journal.swap.kind = kind;
 	memcpy(s->journal.swap.routes, routes, sizeof(s->journal.swap.routes));
+	s->journal.swap.table_mode = t->table_mode;
+	s->journal.swap.table_groups = t->table_groups;
 	err = cls_journal_begin(m, s, CLS_OP_SWAP);
 	cls_step("swap: recorded");
 	if (!err)
@@ -603,8 +612,13 @@ int cls_txn_commit(struct cls_txn *t, struct cls_txn_result *res)
 	int f, err;
 
 	err = cls_state_read(m, &s);
-	if (!err)
-		err = finish_fill(t, &s);
+	if (!err) {
+		struct cls_state policy = s;
+
+		policy.table_mode = t->table_mode;
+		policy.table_groups = t->table_groups;
+		err = finish_fill(t, &policy);
+	}
 	if (err)
 		goto out;
 	memcpy(routes, s.routes, sizeof(routes));
@@ -636,9 +650,9 @@ out:
 
 int cls_swap_recover(struct cls_maps *m, struct cls_state *s)
 {
-	const char *what = s->journal.swap.kind < 4
-				   ? swap_what[s->journal.swap.kind]
-				   : "whole-table change";
+	const struct cls_journal j = s->journal; /* ending it clears it */
+	const char *what = j.swap.kind < 4 ? swap_what[j.swap.kind] :
+					      "whole-table change";
 	__u32 gen;
 	int err;
 
@@ -646,60 +660,52 @@ int cls_swap_recover(struct cls_maps *m, struct cls_state *s)
 	err = cls_live_gen(m, &gen);
 	if (err)
 		return err;
-	if (gen == s->journal.swap.gen) {
-		err = swap_finish(m, s);
-	} else if (s->journal.phase == SWAP_COMMITTED) {
-		err = flip(m, s->journal.swap.gen);
-		if (!err)
-			err = swap_finish(m, s);
-	} else {
+	if (gen != j.swap.gen && j.phase != SWAP_COMMITTED) {
 		err = drop_staged(m, s);
 		if (!err)
-			cls_notify(m,
-				   "rolled back an interrupted %s (pid %u): "
-				   "the routes are as before it",
-				   what, s->journal.pid);
+			cls_notify(m, "rolled back an interrupted %s (pid %u): the routes are as before it",
+				   what, j.pid);
 		return err;
 	}
+	if (gen != j.swap.gen)
+		err = flip(m, j.swap.gen);
 	if (!err)
-		cls_notify(m,
-			   "finished an interrupted %s (pid %u): the new "
-			   "routes are live",
-			   what, s->journal.pid);
+		err = swap_finish(m, s);
+	if (!err)
+		cls_notify(m, "finished an interrupted %s (pid %u): the new routes are live",
+			   what, j.pid);
 	return err;
 }
 
-static int rebuild_table(struct cls_maps *m)
+/* A new table for the same routes, built for (and publishing) a policy. */
+static int rebuild_table(struct cls_maps *m, __u32 mode, __u32 groups)
 {
 	struct cls_txn *t;
 	int err = cls_txn_begin(m, CLS_TXN_TABLE, &t);
 
-	return err ? err : cls_txn_commit(t, NULL);
+	if (err)
+		return err;
+	t->table_mode = mode;
+	t->table_groups = groups;
+	return cls_txn_commit(t, NULL);
 }
 
 int cls_table_rebuild(struct cls_maps *m)
 {
-	return rebuild_table(m);
+	struct cls_state s;
+	int err = cls_state_read(m, &s);
+
+	return err ? err : rebuild_table(m, s.table_mode, s.table_groups);
 }
 
 int cls_table_set_policy(struct cls_maps *m, enum cls_table_mode mode,
 			 __u32 groups)
 {
-	struct cls_state s;
-	int err;
-
 	if (!m->locked)
 		return -ENOLCK;
 	if (groups > CLS_DIR24_MAX_GROUPS)
 		return -ERANGE;
-	err = cls_state_read(m, &s);
-	if (err)
-		return err;
-	s.table_mode = mode;
-	s.table_groups = groups;
-	err = cls_state_write(m, &s);
-	cls_step("table: policy written");
-	return err ? err : rebuild_table(m);
+	return rebuild_table(m, mode, groups);
 }
 
 int cls_table_info(struct cls_maps *m, struct cls_table_info *info)
@@ -768,5 +774,5 @@ int cls_table_maintain(struct cls_maps *m)
 	default:
 		stale = info.on;
 	}
-	return stale ? rebuild_table(m) : 0;
+	return stale ? rebuild_table(m, s.table_mode, s.table_groups) : 0;
 }
