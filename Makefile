@@ -26,7 +26,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps check demo clean unit prog netns verifier-stats bench \
+.PHONY: all deps check demo clean unit prog netns prev verifier-stats bench \
 	bench-quick bench-smoke kernel-check format
 
 BPF_SRCS := $(wildcard xdp_tc/*.bpf.c)
@@ -140,9 +140,19 @@ $(FAULT)/classifier: $(FAULT_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-netns: $(OUTPUT)/classifier $(FAULT)/classifier $(OUTPUT)/tests/check_state
+# The last commit with pinned layout 3: the upgrade test starts from it.
+PREV_LAYOUT_COMMIT := 93f17df3d8018df356f439d9e8077783d0443904
+PREV := $(OUTPUT)/prev/build/classifier
+
+prev:
+	$(call msg,BUILD,$(PREV) from $(PREV_LAYOUT_COMMIT))
+	$(Q)./tests/upgrade/build_prev.sh $(PREV_LAYOUT_COMMIT) $(OUTPUT)/prev
+
+netns: $(OUTPUT)/classifier $(FAULT)/classifier $(OUTPUT)/tests/check_state \
+		prev
 	$(Q)CLASSIFIER_FAULT=$(abspath $(FAULT)/classifier) \
 		CHECK_STATE=$(abspath $(OUTPUT)/tests/check_state) \
+		CLASSIFIER_PREV=$(abspath $(PREV)) \
 		./tests/netns/run.sh $(OUTPUT)/classifier
 
 # The README's test command: installs what is missing, then all three layers.

@@ -20,19 +20,6 @@ int cls_config_write(struct cls_maps *m, const struct cls_config *cfg);
 int cls_journal_begin(struct cls_maps *m, struct cls_state *s, enum cls_op op);
 /* The change is complete: clear the record, write s. */
 int cls_journal_end(struct cls_maps *m, struct cls_state *s);
-/*
- * A named point between two steps of a change.  Builds with
- * CLS_FAULT_INJECT die there by SIGKILL when $CLS_FAULT_STEP counts down
- * to it, so tests can try every crash point; elsewhere it is nothing.
- */
-#ifdef CLS_FAULT_INJECT
-void cls_step(const char *what);
-#else
-static inline void cls_step(const char *what)
-{
-	(void)what;
-}
-#endif
 /* For cls_open_error(). */
 void cls_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Tell the front end, one line, about a change finished or rolled back. */

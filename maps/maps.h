@@ -157,6 +157,20 @@ int cls_staging_pending(int dir_fd, const char *root);
 /* Unpin everything under root and remove it (after detaching). */
 int cls_remove_pins(const char *root);
 
+/*
+ * A named point between two steps of a change.  Builds with
+ * CLS_FAULT_INJECT die there by SIGKILL when $CLS_FAULT_STEP counts down
+ * to it, so tests can try every crash point; elsewhere it is nothing.
+ */
+#ifdef CLS_FAULT_INJECT
+void cls_step(const char *what);
+#else
+static inline void cls_step(const char *what)
+{
+	(void)what;
+}
+#endif
+
 /* Routes.  family picks the table; values are class indices. */
 static inline int cls_family_slot(int family)
 {
