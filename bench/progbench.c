@@ -523,7 +523,7 @@ static double paint(struct ctx *c, const struct vtab *v)
 	double t0 = now_ns();
 	size_t i;
 
-	dir24_fill_begin(&f, &c->d);
+	dir24_fill_begin(&f, &c->d, false);
 	for (i = 0; i < v->n; i++)
 		dir24_fill_add(&f, host_v4(v->p[i].addr), v->p[i].len,
 			       v->p[i].class_idx + 1);

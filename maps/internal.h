@@ -52,7 +52,7 @@ static inline __u32 cls_prefix_v4(const struct cls_prefix *p)
 int cls_table_create(__u32 groups);
 int cls_table_map(struct cls_table *t, int fd);
 void cls_table_unmap(struct cls_table *t);
-/* Repaint the whole table from routes in address order. */
+/* Paint a new (all-zero) table from routes in address order. */
 int cls_table_fill(struct cls_table *t, const struct cls_route *r, size_t n);
 void cls_table_paint(struct cls_table *t, const struct cls_prefix *p,
 		     __u32 class_idx);
