@@ -228,7 +228,7 @@ static enum table_answer table_answer(struct cli *c,
 
 static int lookup(struct cli *c, int argc, char **argv)
 {
-	const struct cls_class_entry *e;
+	struct cls_class_entry e;
 	char pbuf[PREFIX_STRLEN] = "", label[CLASSID_STRLEN];
 	enum table_answer table;
 	struct json_writer *jw;
@@ -258,9 +258,11 @@ static int lookup(struct cli *c, int argc, char **argv)
 		format_prefix(&match.prefix, pbuf, sizeof(pbuf));
 	}
 	/* Report the class as stored, even a stale index with no class. */
-	e = cls_class_at(&c->maps, idx);
-	class_text(c, idx, label, sizeof(label));
-	name = e && idx != CLS_DEFAULT_CLASS ? e->meta.name : "";
+	if (cls_class_get(&c->maps, idx, &e) == 0)
+		cls_class_label(&e, label, sizeof(label));
+	else
+		snprintf(label, sizeof(label), "#%u", idx);
+	name = idx != CLS_DEFAULT_CLASS ? e.meta.name : "";
 	table = table_answer(c, &addr, idx);
 	if (!c->json) {
 		printf("%s via %s class %s%s%s%s%s\n", argv[0],
@@ -280,7 +282,7 @@ static int lookup(struct cli *c, int argc, char **argv)
 	else
 		jw_name(jw, "prefix"), jw_null(jw);
 	jw_string_field(jw, "class", label);
-	jw_string_field(jw, "name", e ? e->meta.name : "");
+	jw_string_field(jw, "name", e.meta.name);
 	jw_uint_field(jw, "class_index", idx);
 	if (found)
 		jw_string_field(jw, "source", match.flags & CLS_ROUTE_SYNCED ?

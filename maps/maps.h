@@ -291,6 +291,11 @@ int cls_classes(struct cls_maps *m, const struct cls_class_entry **e,
 /* The entry of index idx, or NULL if no class has it. */
 const struct cls_class_entry *cls_class_at(struct cls_maps *m, __u32 idx);
 /*
+ * The same as a copy, -ENOENT if none; reads only that class unless the
+ * catalogue is loaded anyway (one lookup need not read them all).
+ */
+int cls_class_get(struct cls_maps *m, __u32 idx, struct cls_class_entry *e);
+/*
  * A class token as an operator writes it: a name, "default", or a tc
  * classid.  -ENOENT: no such class; -EINVAL: neither a name nor a classid.
  * Safe from several threads at once while the handle holds the lock and

@@ -107,3 +107,21 @@ wait "$holder" 2>/dev/null || :
 grep -Eq "locked by pid $holder \(flock .* sleep 30\); waited 1" "$WORK/err" ||
 	fail "lock holder not named: $(cat "$WORK/err")"
 cls route add 10.85.0.0/16 class web
+
+# One resolver, one wording: the same bad class token gets the same words
+# from every command that takes a class.
+for tok in no-such-class 1:10000; do
+	case $tok in
+	1:10000) want="\"$tok\" is neither a classid nor a class name" ;;
+	*) want="unknown class \"$tok\" (see 'classifier class list')" ;;
+	esac
+	printf '10.86.0.0/16 %s\n' "$tok" > "$WORK/tok_routes"
+	for cmd in "route add 10.86.0.0/16 class $tok" \
+		"route replace 10.86.0.0/16 class $tok" "class set $tok mark 1" \
+		"class del $tok" "route load $WORK/tok_routes"; do
+		# shellcheck disable=SC2086
+		expect_error $cmd
+		grep -qF -- "$want" "$WORK/err" ||
+			fail "'$cmd' words it otherwise: $(cat "$WORK/err")"
+	done
+done
