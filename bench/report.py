@@ -606,6 +606,37 @@ def table_section(by, md, targets, res):
                       f"{sm['median']:.3f} | {sm['p25']:.3f}-"
                       f"{sm['p75']:.3f} | {sm['min']:.3f}-"
                       f"{sm['max']:.3f} |")
+        cli = by["cli"]
+        if cli:
+            md += ["", "Reads through the CLI with the same set loaded (one "
+                   "process each): `status` (counts kept by the library, "
+                   "no walk over the routes) and `-batch` of 100k `lookup` "
+                   "lines (destinations inside the set):", "",
+                   "| command | runs | median ms | min-max ms | per second |",
+                   "|---|---|---|---|---|"]
+            per = defaultdict(list)
+            for r in cli:
+                per[r["op"]].append(r)
+            res["cli_reads"] = {}
+            for op in sorted(per):
+                rs = per[op]
+                sm = summ([r["ns"] / 1e6 for r in rs])
+                rate = "-"
+                if "lookups" in rs[0]:
+                    rate = f"{rs[0]['lookups'] / (sm['median'] / 1e3):.0f}"
+                res["cli_reads"][op] = {"ms": sm, "per_second": rate}
+                md.append(f"| {op} | {len(rs)} | {sm['median']:.1f} | "
+                          f"{sm['min']:.1f}-{sm['max']:.1f} | {rate} |")
+                if op == "status":
+                    targets.append({
+                        "target": f"status with {rs[0]['n']} routes <= 50 ms",
+                        "value": f"{sm['median']:.1f} ms",
+                        "met": sm["median"] <= 50})
+                if op.startswith("lookup_batch"):
+                    targets.append({
+                        "target": f"-batch of lookups ({op}) >= 50000/s",
+                        "value": f"{rate}/s",
+                        "met": float(rate) >= 50000})
         lt = by["lib_table"]
         if lt:
             md += ["", "Table seen by routebench: " + "; ".join(

@@ -232,6 +232,18 @@ for i in $(seq 0 $((INCR_OPS - 1))); do
 done
 "$B/bench/routebench" $FS $((INCR_OPS * 10)) $LOAD_REPS |
 	sed "s/}\$/,\"loaded\":$n}/" >> "$RAW"
+# Reads an operator runs often, with the largest set loaded: status (from
+# the counts the library keeps, no walk over the routes) and a -batch of
+# 100k lookups of destinations inside the set (text and JSON).
+$GEN dests $n $SEED 100000 | sed 's/^/lookup /' > $TMP/lookups
+for rep in $(seq 1 $STAT_REPS); do
+	echo "{\"part\":\"cli\",\"op\":\"status\",\"n\":$n,\"ns\":$(timed $CLS status)}" >> "$RAW"
+	echo "{\"part\":\"cli\",\"op\":\"status_json\",\"n\":$n,\"ns\":$(timed $CLS -j status)}" >> "$RAW"
+done
+for rep in $(seq 1 $LOAD_REPS); do
+	echo "{\"part\":\"cli\",\"op\":\"lookup_batch\",\"n\":$n,\"lookups\":$(wc -l < $TMP/lookups),\"ns\":$(timed $CLS -batch $TMP/lookups)}" >> "$RAW"
+	echo "{\"part\":\"cli\",\"op\":\"lookup_batch_json\",\"n\":$n,\"lookups\":$(wc -l < $TMP/lookups),\"ns\":$(timed $CLS -j -batch $TMP/lookups)}" >> "$RAW"
+done
 rm -f $TMP/l.*
 nsx load nft delete table ip clsbench 2>/dev/null || true
 $CLS route flush
