@@ -569,7 +569,8 @@ static int check_live(struct ctx *c, const uint8_t *dst, __u32 want)
  * the route code will call it (the cover from the set, as the trie would
  * give it), then mbt6_reclaim as after a grace period: new prefixes in
  * 3fff::/16 (outside every set) added and deleted, and /48s of the set
- * deleted and added back.  After each, the data path must see it.
+ * (with no longer prefix inside) deleted and added back.  After each,
+ * the data path must see it.
  */
 static int changes(struct ctx *c, struct set6 *s)
 {
@@ -611,7 +612,10 @@ static int changes(struct ctx *c, struct set6 *s)
 		x = addr128(p->addr);
 		while (depth && open[depth - 1].end < x)
 			depth--;
-		if (p->len == 48 && ++n48 % 997 == 0) {
+		/* Those with nothing inside: the check reads their start. */
+		if (p->len == 48 && ++n48 % 997 == 0 &&
+		    (i + 1 == s->g.n ||
+		     (addr128(s->g.p[i + 1].addr) ^ x) >> 80)) {
 			cover = depth ? open[depth - 1].cls : 0;
 			t0 = now_ns();
 			mbt6_del(m, p->addr, 48, depth > 0,
