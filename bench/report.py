@@ -352,7 +352,8 @@ def main():
 T6HOT = ["empty", "v4_table_hot", "v4_table_inner_hot", "trie_hot",
          "table_hot", "table32_hot", "table4m_hot", "bare_trie_hot",
          "lookup_hot", "lookup32_hot", "lookup4m_hot", "bpf_loop_hot",
-         "direct_hot", "poptrie_hot"]
+         "direct_hot", "poptrie_hot"] + [f"lookup_nodes{k}_hot"
+                                         for k in range(7)]
 T6SPREAD = ["spread64k_floor", "trie_spread64k", "table_spread64k",
             "table32_spread64k", "table4m_spread64k", "bare_trie_spread64k",
             "lookup_spread64k", "lookup32_spread64k", "lookup4m_spread64k",
@@ -384,6 +385,9 @@ def table6_section(by, md, targets, res):
            "values; *lookup*: the table lookup alone; *bpf_loop*: the same "
            "walk with bpf_loop(); *direct*: the table with DIRECT nodes "
            "only; *poptrie*: a Poptrie (bench/poptrie6.c) lookup alone; "
+           "*lookup_nodesK*: the lookup alone for a destination whose walk "
+           "reads K DIRECT or RANGE nodes (RANGE: the slot inside, one "
+           "read) after the first level; "
            "*trie*: cls_egress on the trie; *v4_table*: cls_egress with "
            "the IPv4 DIR-24-8 table of the largest IPv4 set of "
            "bench/gen.c (inlined lookups), *v4_table_inner*: that table "

@@ -30,6 +30,8 @@
 
 typedef unsigned __int128 u128;
 
+#define NODES_MAX 6 /* cost by path length: lookups of 0..6 nodes */
+
 /* Room for route changes after a load: 1/8 more units than needed. */
 #define HEADROOM 8
 #define CHANGES	 200 /* per kind of single route change timed */
@@ -54,6 +56,9 @@ struct set6 {
 	int trie;
 	uint8_t hot[16];
 	uint8_t (*spread)[16];
+	/* A spread destination whose lookup reads k nodes, if any. */
+	uint8_t by_nodes[NODES_MAX + 1][16];
+	bool has_nodes[NODES_MAX + 1];
 	struct tmap tab[SHAPES], direct, pop;
 	struct mbt6 m[SHAPES], md;
 };
@@ -214,7 +219,7 @@ static unsigned int path_lines(const struct mbt6_path *p, __u32 *out)
  * the cache lines they touch: per lookup, and all of them together (the
  * working set the spread cases need; bench/memlat gives its latency).
  */
-static void paths(const struct set6 *s)
+static void paths(struct set6 *s)
 {
 	size_t nodes[MBT6_MAX_DEPTH + 2] = { 0 }, direct = 0, range = 0;
 	size_t tiny = 0, lines = 0, reads = 0, i, n = 0, k, distinct;
@@ -225,9 +230,20 @@ static void paths(const struct set6 *s)
 	if (!all)
 		return;
 	mbt6_lookup(&s->m[SHAPE_8], s->hot, &ask, &hot);
+	/* No route in fd00::/8: the first level answers. */
+	gen_miss(1, s->by_nodes[0]);
+	mbt6_lookup(&s->m[SHAPE_8], s->by_nodes[0], &ask, &p);
+	s->has_nodes[0] = p.reads == 1;
 	for (i = 0; i < SPREAD; i++) {
 		mbt6_lookup(&s->m[SHAPE_8], s->spread[i], &ask, &p);
 		nodes[p.direct + p.range + p.tiny]++;
+		k = p.direct + p.range + p.tiny;
+		if (k <= NODES_MAX && !s->has_nodes[k] &&
+		    k == p.direct + p.range) {
+			/* DIRECT and RANGE nodes only, the slot inside */
+			memcpy(s->by_nodes[k], s->spread[i], 16);
+			s->has_nodes[k] = p.reads == 1 + p.direct + 2 * p.range;
+		}
 		direct += p.direct;
 		range += p.range;
 		tiny += p.tiny;
@@ -347,6 +363,7 @@ struct k6 {
 	__u32 gen;     /* the IPv6 table's slot: 1 holds the all-DIRECT one */
 	bool v4_table; /* an IPv4 packet, lookup_mode DIR24 */
 	bool spread;   /* 64k destinations cycled; else the hot one */
+	int nodes;     /* > 0: the destination whose lookup reads nodes - 1 */
 	enum k6_check check;
 };
 
@@ -388,6 +405,13 @@ static const struct k6 k6s[] = {
 	HOT("bpf_loop", p_bpf_loop, .check = CHECK_CLASS),
 	HOT("direct", p_look8, .gen = 1, .check = CHECK_CLASS),
 	HOT("poptrie", p_pop, .check = CHECK_CLASS),
+	HOT("lookup_nodes0", p_look8, .nodes = 1),
+	HOT("lookup_nodes1", p_look8, .nodes = 2),
+	HOT("lookup_nodes2", p_look8, .nodes = 3),
+	HOT("lookup_nodes3", p_look8, .nodes = 4),
+	HOT("lookup_nodes4", p_look8, .nodes = 5),
+	HOT("lookup_nodes5", p_look8, .nodes = 6),
+	HOT("lookup_nodes6", p_look8, .nodes = 7),
 	{ .name = "spread64k_floor", .prog = p_empty, .spread = true },
 	SPREAD64K("trie", p_egress),
 	SPREAD64K("table", p_egress8),
@@ -474,7 +498,11 @@ static int run_k6(struct ctx *c, const struct k6 *k, const struct set6 *s,
 	c->gen = k->gen;
 	if (set_config(c, 1, k->v4_table ? CLS_LOOKUP_DIR24 : CLS_LOOKUP_TRIE))
 		return -errno;
-	len = k->v4_table ? mk_pkt(pkt, 0, v4->hot) : mk_pkt(pkt, 1, s->hot);
+	if (k->nodes && !s->has_nodes[k->nodes - 1])
+		return -ENOENT;
+	len = k->v4_table ? mk_pkt(pkt, 0, v4->hot) :
+	      k->nodes	  ? mk_pkt(pkt, 1, s->by_nodes[k->nodes - 1]) :
+			    mk_pkt(pkt, 1, s->hot);
 	if (!k->spread)
 		return test_run(k->prog(c), pkt, len, repeat, ns);
 	c->bench->data->bench_mask = SPREAD - 1;
@@ -688,6 +716,10 @@ int table6_main(struct ctx *c, const struct opts *o)
 				k = (kk + r + i) % K6_MAX;
 				err = run_k6(c, &k6s[k], &s[i], &v4, o->repeat,
 					     &ns);
+				if (err == -ENOENT) {
+					err = 0;
+					continue;
+				}
 				if (!err)
 					printf("{\"part\":\"t6prog\",\"n\":%zu,"
 					       "\"case\":\"%s\",\"round\":%d,"
