@@ -19,8 +19,8 @@
  *   /128 (host routes, /127 links, /112, /96).  ISPs number customers from
  *   a counter, so more-specifics of one length often sit side by side; the
  *   rest are spread over the allocation.  Nested prefixes are common: a
- *   third of the more-specifics (most of those past /48) are placed inside
- *   an earlier, shorter one of the same allocation.
+ *   quarter of the more-specifics up to /48 and 80 % of the longer ones
+ *   are placed inside an earlier, shorter one of the same allocation.
  * - PI pools: registries assign provider-independent /48s one after the
  *   other from dedicated blocks that are not announced themselves.
  * - Classes follow the allocation (a customer, a peer) most of the time.
@@ -35,14 +35,14 @@
 typedef unsigned __int128 u128;
 
 struct pool {
-	uint16_t top;	   /* first 16 bits */
-	unsigned int len;  /* 12 or 16 (2001::/16) */
-	unsigned int w;	   /* weight */
+	uint16_t top;	  /* first 16 bits */
+	unsigned int len; /* 12 or 16 (2001::/16) */
+	unsigned int w;	  /* weight */
 };
 
 static const struct pool pools[] = {
-	{ 0x2001, 16, 8 },  { 0x2400, 12, 20 }, { 0x2600, 12, 20 },
-	{ 0x2800, 12, 9 },  { 0x2a00, 12, 40 }, { 0x2c00, 12, 3 },
+	{0x2001, 16, 8}, {0x2400, 12, 20}, {0x2600, 12, 20},
+	{0x2800, 12, 9}, {0x2a00, 12, 40}, {0x2c00, 12, 3},
 };
 #define NPOOLS (sizeof(pools) / sizeof(pools[0]))
 
@@ -107,8 +107,8 @@ static unsigned int alloc_len(uint64_t *rng)
 /* Lengths of more-specifics, in percent of them. */
 static unsigned int more_len(uint64_t *rng)
 {
-	static const unsigned int tail[] = { 128, 128, 128, 128, 128, 127,
-					     126, 112, 96,  80,  72,  124 };
+	static const unsigned int tail[] = {128, 128, 128, 128, 128, 127,
+					    126, 112, 96,  80,	72,  124};
 	unsigned int r = below(rng, 100);
 
 	if (r < 50)
@@ -161,7 +161,7 @@ static int more_specifics(struct gen6 *g, u128 base, unsigned int alen,
 			  unsigned int cls, unsigned int k)
 {
 	struct placed *done = malloc((k ? k : 1) * sizeof(*done));
-	u128 next[129] = { 0 }, a;
+	u128 next[129] = {0}, a;
 	unsigned int i, j, len, c, tries;
 	int err = 0;
 
@@ -171,7 +171,8 @@ static int more_specifics(struct gen6 *g, u128 base, unsigned int alen,
 		len = more_len(&g->rng);
 		if (len <= alen)
 			len = alen + 1 + below(&g->rng, 48 - alen);
-		c = below(&g->rng, 100) < 70 ? cls : below(&g->rng, GEN_CLASSES);
+		c = below(&g->rng, 100) < 70 ? cls
+					     : below(&g->rng, GEN_CLASSES);
 		a = 0;
 		/* Inside an earlier, shorter one: mostly for the long ones. */
 		if (i && below(&g->rng, 100) < (len > 48 ? 80 : 25)) {
@@ -188,10 +189,12 @@ static int more_specifics(struct gen6 *g, u128 base, unsigned int alen,
 			/* The next free number at this length, small gaps,
 			 * from a pool somewhere in the allocation. */
 			if (!next[len])
-				next[len] = rand128(&g->rng) >> (alen + 128 - len);
+				next[len] =
+					rand128(&g->rng) >> (alen + 128 - len);
 			a = base | (next[len] << (128 - len) & ~mask(alen));
-			next[len] += 1 + (below(&g->rng, 4) == 0 ?
-						  below(&g->rng, 4) : 0);
+			next[len] +=
+				1 + (below(&g->rng, 4) == 0 ? below(&g->rng, 4)
+							    : 0);
 		}
 		if (!a)
 			a = base | (rand128(&g->rng) & ~mask(alen));
@@ -228,8 +231,7 @@ static u128 pool_addr(uint64_t *rng, unsigned int len)
 	r = below(rng, w);
 	for (i = 0; r >= pools[i].w; i++)
 		r -= pools[i].w;
-	a = (u128)pools[i].top << 112 |
-	    (rand128(rng) & ~mask(pools[i].len));
+	a = (u128)pools[i].top << 112 | (rand128(rng) & ~mask(pools[i].len));
 	return a & mask(len);
 }
 
@@ -300,7 +302,7 @@ static int batch(struct gen6 *g, size_t want)
 
 int gen_table6(struct gen_table *t, size_t n, uint64_t seed)
 {
-	struct gen6 g = { .rng = seed ^ 0x6a6a6a };
+	struct gen6 g = {.rng = seed ^ 0x6a6a6a};
 	size_t i, w;
 	int err = 0;
 

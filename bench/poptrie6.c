@@ -42,7 +42,8 @@ static u128 addr_of(const struct gen_prefix *p)
 /* The 6 bits of a at bit offset off (bits past 128 read as 0). */
 static unsigned int chunk(u128 a, unsigned int off)
 {
-	return (unsigned int)(off <= 122 ? a >> (122 - off) : a << (off - 122)) &
+	return (unsigned int)(off <= 122 ? a >> (122 - off)
+					 : a << (off - 122)) &
 	       63;
 }
 
@@ -112,7 +113,7 @@ static void build_node(struct build *b, size_t k, u128 base, unsigned int len,
 		return;
 	}
 	b->nodes += inner;
-	b->node[k] = (struct pnode){ vec, leafvec, (__u32)child0, (__u32)leaf0 };
+	b->node[k] = (struct pnode){vec, leafvec, (__u32)child0, (__u32)leaf0};
 	for (c = 0, x = child0; c < 64 && !b->err; c++)
 		if (vec >> c & 1)
 			build_node(b, x++, base | (u128)c << (128 - clen), clen,
@@ -121,7 +122,7 @@ static void build_node(struct build *b, size_t k, u128 base, unsigned int len,
 
 int pop6_build(struct pop6 *pt, const struct gen_prefix *p, size_t n)
 {
-	struct build b = { .p = p };
+	struct build b = {.p = p};
 	size_t i, j, k, s, leaf_at;
 	__u32 *l1 = calloc(POP6_L1_ENTRIES, sizeof(*l1)), top;
 	u128 a;
@@ -195,8 +196,8 @@ __u32 pop6_lookup(const struct pop6 *pt, const __u8 addr[16])
 		a = a << 8 | addr[i];
 	e = pt->t[a >> 112];
 	for (lvl = 0; lvl < POP6_LEVELS && (e & POP6_NODE); lvl++) {
-		nd = pt->t + POP6_NODES + (size_t)(e & ~POP6_NODE) *
-						 POP6_NODE_ENTRIES;
+		nd = pt->t + POP6_NODES +
+		     (size_t)(e & ~POP6_NODE) * POP6_NODE_ENTRIES;
 		c = chunk(a, 16 + POP6_STRIDE * lvl);
 		memcpy(&vec, nd, 8);
 		memcpy(&lv, nd + 2, 8);

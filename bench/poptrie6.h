@@ -29,7 +29,7 @@
 #include "bench/gen.h"
 
 struct pop6 {
-	__u32 *t;	      /* the built table, entries __u32s */
+	__u32 *t; /* the built table, entries __u32s */
 	size_t entries;
 	size_t nodes, leaves;
 };

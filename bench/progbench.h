@@ -43,7 +43,7 @@ struct vtab {
 	struct gen_prefix *p; /* in address order: the fill's order */
 	uint8_t hot[16];
 	uint8_t (*spread)[16]; /* SPREAD_1M destinations */
-	__u32 groups_needed; /* /24s holding a prefix longer than /24 */
+	__u32 groups_needed;   /* /24s holding a prefix longer than /24 */
 };
 
 double now_ns(void);

@@ -46,9 +46,8 @@ struct tmap {
 /* The table in maps of 8-byte (the container's), 32-byte, 4 MiB values. */
 enum shape { SHAPE_8, SHAPE_32, SHAPE_4M, SHAPES };
 
-static const __u32 shape_bytes[SHAPES] = { 8, 32, 4U << 20 };
-static const char *const shape_name[SHAPES] = { "mbt6", "mbt6_32",
-						"mbt6_4m" };
+static const __u32 shape_bytes[SHAPES] = {8, 32, 4U << 20};
+static const char *const shape_name[SHAPES] = {"mbt6", "mbt6_32", "mbt6_4m"};
 
 struct set6 {
 	size_t n;
@@ -89,8 +88,7 @@ static int tmap_new(struct tmap *t, size_t entries, __u32 value_size)
 
 	t->entries = (entries + per - 1) / per * per;
 	t->fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bench_table6",
-			       sizeof(__u32), value_size, t->entries / per,
-			       &o);
+			       sizeof(__u32), value_size, t->entries / per, &o);
 	if (t->fd < 0)
 		return -errno;
 	t->len = (t->entries * sizeof(__u32) + page - 1) / page * page;
@@ -133,7 +131,7 @@ static double fill6(struct mbt6 *m, const struct gen_table *g)
 /* Units the set needs, counted by a fill that writes nothing. */
 static size_t need6(const struct gen_table *g, bool all_direct, double *ms)
 {
-	struct mbt6 count = { .all_direct = all_direct };
+	struct mbt6 count = {.all_direct = all_direct};
 	struct mbt6_fill *f = malloc(sizeof(*f));
 	double t0 = now_ns();
 	size_t i, units;
@@ -221,7 +219,7 @@ static unsigned int path_lines(const struct mbt6_path *p, __u32 *out)
  */
 static void paths(struct set6 *s)
 {
-	size_t nodes[MBT6_MAX_DEPTH + 2] = { 0 }, direct = 0, range = 0;
+	size_t nodes[MBT6_MAX_DEPTH + 2] = {0}, direct = 0, range = 0;
 	size_t tiny = 0, lines = 0, reads = 0, i, n = 0, k, distinct;
 	__u32 *all = malloc(SPREAD * MBT6_PATH_READS * sizeof(*all));
 	struct mbt6_path p, hot;
@@ -282,8 +280,8 @@ static int set6_make(struct set6 *s, size_t n, __u64 seed, bool scattered)
 	s->trie = s->direct.fd = s->pop.fd = -1;
 	for (k = 0; k < SHAPES; k++)
 		s->tab[k].fd = -1;
-	err = scattered ? gen_table(&s->g, 1, n, seed) :
-			  gen_table6(&s->g, n, seed);
+	err = scattered ? gen_table(&s->g, 1, n, seed)
+			: gen_table6(&s->g, n, seed);
 	if (err)
 		return err;
 	gen_ms = (now_ns() - t0) / 1e6;
@@ -368,7 +366,7 @@ struct k6 {
 };
 
 #define PROG(fn, skel, prog)                                                   \
-	static int fn(const struct ctx *c)                                    \
+	static int fn(const struct ctx *c)                                     \
 	{                                                                      \
 		return bpf_program__fd(c->skel->progs.prog);                   \
 	}
@@ -387,11 +385,16 @@ PROG(p_v4in, bench, bench_dir24_in_egress)
 PROG(p_spread, bench, bench_spread)
 #undef PROG
 
-#define HOT(n, p, ...) { .name = n "_hot", .prog = p, __VA_ARGS__ }
+#define HOT(n, p, ...)                                                         \
+	{                                                                      \
+		.name = n "_hot", .prog = p, __VA_ARGS__                       \
+	}
 #define SPREAD64K(n, p, ...)                                                   \
-	{ .name = n "_spread64k", .prog = p, .spread = true, __VA_ARGS__ }
+	{                                                                      \
+		.name = n "_spread64k", .prog = p, .spread = true, __VA_ARGS__ \
+	}
 static const struct k6 k6s[] = {
-	{ .name = "empty", .prog = p_empty },
+	{.name = "empty", .prog = p_empty},
 	HOT("v4_table", p_egress, .v4_table = true),
 	HOT("v4_table_inner", p_v4in, .v4_table = true),
 	HOT("trie", p_egress),
@@ -412,7 +415,7 @@ static const struct k6 k6s[] = {
 	HOT("lookup_nodes4", p_look8, .nodes = 5),
 	HOT("lookup_nodes5", p_look8, .nodes = 6),
 	HOT("lookup_nodes6", p_look8, .nodes = 7),
-	{ .name = "spread64k_floor", .prog = p_empty, .spread = true },
+	{.name = "spread64k_floor", .prog = p_empty, .spread = true},
 	SPREAD64K("trie", p_egress),
 	SPREAD64K("table", p_egress8),
 	SPREAD64K("table32", p_egress32),
@@ -433,8 +436,8 @@ static int prio_gen(struct ctx *c, int prog, __u32 gen, const uint8_t *dst,
 		    __u32 *prio)
 {
 	c->gen = gen;
-	return set_config(c, 1, CLS_LOOKUP_TRIE) ?:
-		       prog_prio(prog, 1, dst, prio);
+	return set_config(c, 1, CLS_LOOKUP_TRIE)
+		       ?: prog_prio(prog, 1, dst, prio);
 }
 
 /*
@@ -445,7 +448,7 @@ static int prio_gen(struct ctx *c, int prog, __u32 gen, const uint8_t *dst,
  */
 static int agree6(struct ctx *c, const struct set6 *s)
 {
-	struct pop6 pop6 = { .t = s->pop.mem };
+	struct pop6 pop6 = {.t = s->pop.mem};
 	__u32 want, got, trie, i, k;
 	const uint8_t *dst;
 	bool ask, ask2 = false;
@@ -455,16 +458,17 @@ static int agree6(struct ctx *c, const struct set6 *s)
 		dst = i == 4096 ? s->hot : s->spread[i * 13 % SPREAD];
 		want = mbt6_lookup(&s->m[SHAPE_8], dst, &ask, NULL);
 		for (k = 1; k < SHAPES + 2 && !err; k++) {
-			got = k < SHAPES ? mbt6_lookup(&s->m[k], dst, &ask2,
-						       NULL) :
-			      k == SHAPES ? mbt6_lookup(&s->md, dst, &ask2,
-							NULL) :
-					    pop6_lookup(&pop6, dst);
+			got = k < SHAPES
+				      ? mbt6_lookup(&s->m[k], dst, &ask2, NULL)
+			      : k == SHAPES
+				      ? mbt6_lookup(&s->md, dst, &ask2, NULL)
+				      : pop6_lookup(&pop6, dst);
 			if (ask || ask2 || got != want) {
-				fprintf(stderr, "progbench: N=%zu dest %u: "
-						"structure %u says %u, the "
-						"table %u\n", s->n, i, k, got,
-					want);
+				fprintf(stderr,
+					"progbench: N=%zu dest %u: "
+					"structure %u says %u, the "
+					"table %u\n",
+					s->n, i, k, got, want);
 				err = -EPROTO;
 			}
 		}
@@ -478,9 +482,10 @@ static int agree6(struct ctx *c, const struct set6 *s)
 				continue;
 			err = prio_gen(c, x->prog(c), x->gen, dst, &got);
 			if (!err && got != expect) {
-				fprintf(stderr, "progbench: N=%zu dest %u: %s "
-						"says %#x, want %#x\n", s->n, i,
-					x->name, got, expect);
+				fprintf(stderr,
+					"progbench: N=%zu dest %u: %s "
+					"says %#x, want %#x\n",
+					s->n, i, x->name, got, expect);
 				err = -EPROTO;
 			}
 		}
@@ -500,9 +505,9 @@ static int run_k6(struct ctx *c, const struct k6 *k, const struct set6 *s,
 		return -errno;
 	if (k->nodes && !s->has_nodes[k->nodes - 1])
 		return -ENOENT;
-	len = k->v4_table ? mk_pkt(pkt, 0, v4->hot) :
-	      k->nodes	  ? mk_pkt(pkt, 1, s->by_nodes[k->nodes - 1]) :
-			    mk_pkt(pkt, 1, s->hot);
+	len = k->v4_table ? mk_pkt(pkt, 0, v4->hot)
+	      : k->nodes  ? mk_pkt(pkt, 1, s->by_nodes[k->nodes - 1])
+			  : mk_pkt(pkt, 1, s->hot);
 	if (!k->spread)
 		return test_run(k->prog(c), pkt, len, repeat, ns);
 	c->bench->data->bench_mask = SPREAD - 1;
@@ -549,8 +554,7 @@ static int cmp_double(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-static void change_line(const char *op, unsigned int len, double *us,
-			size_t n)
+static void change_line(const char *op, unsigned int len, double *us, size_t n)
 {
 	if (!n)
 		return;
@@ -585,8 +589,10 @@ static int check_live(struct ctx *c, const uint8_t *dst, __u32 want)
 	int err = prio_gen(c, p_look8(c), 0, dst, &got);
 
 	if (!err && got != want) {
-		fprintf(stderr, "progbench: after a change the data path says "
-				"%u, want %u\n", got, want);
+		fprintf(stderr,
+			"progbench: after a change the data path says "
+			"%u, want %u\n",
+			got, want);
 		err = -EPROTO;
 	}
 	return err;
@@ -602,8 +608,12 @@ static int check_live(struct ctx *c, const uint8_t *dst, __u32 want)
  */
 static int changes(struct ctx *c, struct set6 *s)
 {
-	static const unsigned int lens[] = { 32, 48, 64, 128 };
-	struct { u128 start, end; unsigned int len; __u32 cls; } open[129];
+	static const unsigned int lens[] = {32, 48, 64, 128};
+	struct {
+		u128 start, end;
+		unsigned int len;
+		__u32 cls;
+	} open[129];
 	double add[CHANGES], del[CHANGES], t0, t1, t2;
 	struct mbt6 *m = &s->m[SHAPE_8];
 	unsigned int li, k = 0, depth = 0;
@@ -673,7 +683,7 @@ static int changes(struct ctx *c, struct set6 *s)
 int table6_main(struct ctx *c, const struct opts *o)
 {
 	struct set6 s[MAX_SIZES] = {};
-	struct tmap v4in = { .fd = -1 };
+	struct tmap v4in = {.fd = -1};
 	struct vtab v4 = {};
 	int r, i, k, kk, err;
 	double t0;
@@ -690,9 +700,8 @@ int table6_main(struct ctx *c, const struct opts *o)
 			(now_ns() - t0) / 1e9);
 	if (!err)
 		err = setup(c) ?: map_dir24(c);
-	if (!err &&
-	    bpf_map_update_elem(bpf_map__fd(c->cls->maps.routes_v4), &zero,
-				&v4.trie, BPF_ANY))
+	if (!err && bpf_map_update_elem(bpf_map__fd(c->cls->maps.routes_v4),
+					&zero, &v4.trie, BPF_ANY))
 		err = -errno;
 	if (!err) {
 		paint(c, &v4);

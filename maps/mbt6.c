@@ -118,7 +118,7 @@ static __u32 *node_mem(const struct mbt6 *m, __u32 e)
 static __u32 node_read(const __u32 *p, __u32 e, unsigned int s, __u32 base,
 		       struct mbt6_path *path)
 {
-	__u32 first[3] = { 0, 1, 0 }, n = 0, k, v;
+	__u32 first[3] = {0, 1, 0}, n = 0, k, v;
 	__u64 starts;
 
 	switch (kind(e)) {
@@ -285,9 +285,9 @@ static __u32 *free_list(struct mbt6 *m, bool direct, __u32 **count)
 
 static __u32 *node_count(struct mbt6 *m, __u32 kind)
 {
-	return kind == MBT6_DIRECT ? &m->hdr->direct :
-	       kind == MBT6_RANGE  ? &m->hdr->range :
-				     &m->hdr->tiny;
+	return kind == MBT6_DIRECT  ? &m->hdr->direct
+	       : kind == MBT6_RANGE ? &m->hdr->range
+				    : &m->hdr->tiny;
 }
 
 /* A unit for a new node of kind k, or NO_UNIT when the pool is full. */
@@ -486,8 +486,7 @@ static __u32 apply_slot(struct mbt6 *m, __u32 e, int d, const struct op *op,
  * op on the slots of a node of depth d (0: the first level), in memory
  * we may write.  Returns whether a slot changed.
  */
-static bool apply_slots(struct mbt6 *m, __u32 *slot, int d,
-			const struct op *op)
+static bool apply_slots(struct mbt6 *m, __u32 *slot, int d, const struct op *op)
 {
 	unsigned int lo, hi, s;
 	bool below = op_slots(op, d, &lo, &hi), changed = false;
@@ -547,7 +546,7 @@ static int apply(struct mbt6 *m, const __u8 addr[16], const struct op *in)
 int mbt6_add(struct mbt6 *m, const __u8 addr[16], unsigned int len,
 	     __u32 class_idx)
 {
-	struct op op = { .len = len, .paint = true };
+	struct op op = {.len = len, .paint = true};
 
 	if (len > 128 || class_idx > MBT6_CLASS_MASK)
 		return -EINVAL;
@@ -558,10 +557,10 @@ int mbt6_add(struct mbt6 *m, const __u8 addr[16], unsigned int len,
 int mbt6_del(struct mbt6 *m, const __u8 addr[16], unsigned int len,
 	     bool has_cover, unsigned int cover_len, __u32 cover_class)
 {
-	struct op op = { .len = len, .paint = false, .v = NO_ROUTE };
+	struct op op = {.len = len, .paint = false, .v = NO_ROUTE};
 
-	if (len > 128 || (has_cover && (cover_len >= len ||
-					cover_class > MBT6_CLASS_MASK)))
+	if (len > 128 ||
+	    (has_cover && (cover_len >= len || cover_class > MBT6_CLASS_MASK)))
 		return -EINVAL;
 	if (has_cover)
 		op.v = leaf(cover_len, cover_class);
@@ -611,7 +610,8 @@ int mbt6_view(struct mbt6 *m, __u32 *mem, size_t entries)
 	if (entries < MBT6_L1_ENTRIES + MBT6_HDR_ENTRIES)
 		return -EINVAL;
 	pool = entries - MBT6_L1_ENTRIES - MBT6_HDR_ENTRIES;
-	if (pool % MBT6_UNIT_ENTRIES || pool / MBT6_UNIT_ENTRIES > MBT6_MAX_UNITS)
+	if (pool % MBT6_UNIT_ENTRIES ||
+	    pool / MBT6_UNIT_ENTRIES > MBT6_MAX_UNITS)
 		return -EINVAL;
 	m->t = mem;
 	m->hdr = (struct mbt6_hdr *)(mem + entries - MBT6_HDR_ENTRIES);
@@ -699,7 +699,7 @@ static void fill_close(struct mbt6_fill *f, int d)
 {
 	struct mbt6_fill_node *n = &f->node[d];
 	bool dense = n->runs > tiny_runs(f->m);
-	struct runs r = { .n = n->runs };
+	struct runs r = {.n = n->runs};
 	__u32 v, k;
 
 	if (!dense) {
@@ -763,9 +763,8 @@ static int fill_depth(u128 lo, u128 hi)
 /* Open nodes are depths 1..deep: closes those past depth d or not on lo. */
 static void fill_leave(struct mbt6_fill *f, int d, u128 lo)
 {
-	while (f->deep > d ||
-	       (f->deep && (lo & mask128(region_len(f->deep))) !=
-				   f->node[f->deep].base))
+	while (f->deep > d || (f->deep && (lo & mask128(region_len(f->deep))) !=
+						  f->node[f->deep].base))
 		fill_close(f, f->deep--);
 }
 
@@ -824,8 +823,8 @@ static void fill_until(struct mbt6_fill *f, u128 a, bool to_end)
 		   f->depth ? f->open[f->depth - 1].leaf : NO_ROUTE);
 }
 
-int mbt6_fill_add(struct mbt6_fill *f, const __u8 addr[16],
-		  unsigned int len, __u32 class_idx)
+int mbt6_fill_add(struct mbt6_fill *f, const __u8 addr[16], unsigned int len,
+		  __u32 class_idx)
 {
 	u128 start;
 	int top;

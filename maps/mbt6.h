@@ -35,20 +35,20 @@ struct mbt6_hdr {
 	__u32 free_unit;
 	__u32 n_free_direct;
 	__u32 n_free_unit;
-	__u32 direct;	   /* nodes in use */
+	__u32 direct; /* nodes in use */
 	__u32 range;
 	__u32 tiny;
-	__u32 ask_trie;	   /* slots left to the trie for want of room */
-	__u32 leaked;	   /* retired with limbo full: back on a rebuild */
+	__u32 ask_trie; /* slots left to the trie for want of room */
+	__u32 leaked;	/* retired with limbo full: back on a rebuild */
 	__u32 n_limbo;
 	__u32 pad[2];
 	__u32 limbo[MBT6_LIMBO]; /* node references */
 };
-#define MBT6_MAGIC	  0x4d423601 /* "MB6", version 1 */
+#define MBT6_MAGIC	 0x4d423601 /* "MB6", version 1 */
 #define MBT6_HDR_ENTRIES (sizeof(struct mbt6_hdr) / sizeof(__u32))
 
 struct mbt6 {
-	__u32 *t;	/* NULL: a table that only counts (mbt6_fill) */
+	__u32 *t; /* NULL: a table that only counts (mbt6_fill) */
 	struct mbt6_hdr *hdr;
 	__u32 units;
 	bool all_direct; /* DIRECT nodes only: a variant the bench measures */
@@ -101,8 +101,8 @@ void mbt6_reclaim(struct mbt6 *m);
 struct mbt6_usage {
 	size_t units, used; /* pool capacity; units not free */
 	size_t direct, range, tiny, limbo, leaked; /* nodes */
-	size_t ask_trie;    /* slots */
-	size_t bytes;	    /* of the whole map */
+	size_t ask_trie;			   /* slots */
+	size_t bytes;				   /* of the whole map */
 };
 void mbt6_usage(const struct mbt6 *m, struct mbt6_usage *u);
 
@@ -131,14 +131,14 @@ struct mbt6_fill {
 		unsigned __int128 start, end;
 		__u32 len, leaf;
 	} open[129];
-	int deep;		/* nodes 1..deep are open */
+	int deep; /* nodes 1..deep are open */
 	struct mbt6_fill_node node[MBT6_MAX_DEPTH + 1]; /* 1..MAX_DEPTH */
-	size_t direct, range, tiny; /* nodes made */
+	size_t direct, range, tiny;			/* nodes made */
 };
 
 void mbt6_fill_begin(struct mbt6_fill *f, struct mbt6 *m);
-int mbt6_fill_add(struct mbt6_fill *f, const __u8 addr[16],
-		  unsigned int len, __u32 class_idx);
+int mbt6_fill_add(struct mbt6_fill *f, const __u8 addr[16], unsigned int len,
+		  __u32 class_idx);
 void mbt6_fill_end(struct mbt6_fill *f);
 /* Pool units the filled routes take. */
 static inline size_t mbt6_fill_units(const struct mbt6_fill *f)

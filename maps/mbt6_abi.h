@@ -27,27 +27,27 @@
 #ifndef CLS_MBT6_ABI_H
 #define CLS_MBT6_ABI_H
 
-#define MBT6_PER_ELEM	    2
-#define MBT6_L1_BITS	    16
-#define MBT6_L1_ENTRIES	    (1U << MBT6_L1_BITS)
-#define MBT6_SLOTS	    256
-#define MBT6_MAX_DEPTH	    14 /* (128 - 16) / 8 */
-#define MBT6_UNIT_ENTRIES   8
-#define MBT6_DIRECT_UNITS   (MBT6_SLOTS / MBT6_UNIT_ENTRIES)
-#define MBT6_TINY_RUNS	    6
-#define MBT6_TINY_LAST	    (MBT6_TINY_RUNS - 1)
-#define MBT6_TINY_FIRST	    2 /* entry of run 0 in a TINY unit */
+#define MBT6_PER_ELEM	  2
+#define MBT6_L1_BITS	  16
+#define MBT6_L1_ENTRIES	  (1U << MBT6_L1_BITS)
+#define MBT6_SLOTS	  256
+#define MBT6_MAX_DEPTH	  14 /* (128 - 16) / 8 */
+#define MBT6_UNIT_ENTRIES 8
+#define MBT6_DIRECT_UNITS (MBT6_SLOTS / MBT6_UNIT_ENTRIES)
+#define MBT6_TINY_RUNS	  6
+#define MBT6_TINY_LAST	  (MBT6_TINY_RUNS - 1)
+#define MBT6_TINY_FIRST	  2 /* entry of run 0 in a TINY unit */
 
-#define MBT6_CHILD	    0x80000000U
-#define MBT6_DIRECT	    0x40000000U
-#define MBT6_RANGE	    0x20000000U
-#define MBT6_RANGE_IN	    1 /* entries of a RANGE unit */
-#define MBT6_RANGE_OUT	    2
-#define MBT6_UNIT_MASK	    0x0FFFFFFFU /* entry indices stay below 2^32 */
-#define MBT6_MAX_UNITS	    MBT6_UNIT_MASK
-#define MBT6_ASK_TRIE	    0xFFFFFFFFU
-#define MBT6_CLASS_MASK	    0xFFFU
-#define MBT6_PLEN_SHIFT	    12
+#define MBT6_CHILD	0x80000000U
+#define MBT6_DIRECT	0x40000000U
+#define MBT6_RANGE	0x20000000U
+#define MBT6_RANGE_IN	1 /* entries of a RANGE unit */
+#define MBT6_RANGE_OUT	2
+#define MBT6_UNIT_MASK	0x0FFFFFFFU /* entry indices stay below 2^32 */
+#define MBT6_MAX_UNITS	MBT6_UNIT_MASK
+#define MBT6_ASK_TRIE	0xFFFFFFFFU
+#define MBT6_CLASS_MASK 0xFFFU
+#define MBT6_PLEN_SHIFT 12
 
 /*
  * The run of a TINY node that slot lies in: how many of the run starts
@@ -56,8 +56,8 @@
  * spread into 16-bit lanes, 0x100 + slot - start has bit 8 set exactly
  * when start <= slot, and a multiply sums the lanes.
  */
-static inline __attribute__((always_inline)) __u32
-mbt6_tiny_run(__u64 starts, __u32 slot)
+static inline __attribute__((always_inline)) __u32 mbt6_tiny_run(__u64 starts,
+								 __u32 slot)
 {
 	const __u64 lanes = 0x0001000100010001ULL;
 	const __u64 bytes = 0x00FF00FF00FF00FFULL;

@@ -49,7 +49,8 @@ static __always_inline __u32 cls_v6table_step(struct cls_v6table_cur *c,
 	if (e & MBT6_DIRECT) {
 		idx += slot;
 	} else {
-		/* A unit is 8-aligned: its first two entries are one element. */
+		/* A unit is 8-aligned: its first two entries are one element.
+		 */
 		p = cls_v6table_at(c, idx, per);
 		if (!p)
 			return MBT6_ASK_TRIE;
@@ -85,7 +86,7 @@ static __always_inline __u32 cls_v6table_slot(__u64 hi, __u64 lo, __u32 d)
 static __always_inline int cls_v6table_walk(void *table, const __u8 addr[16],
 					    __u32 per)
 {
-	struct cls_v6table_cur c = { .table = table };
+	struct cls_v6table_cur c = {.table = table};
 	__u64 hi, lo;
 	__u32 e, d, *p;
 

@@ -93,8 +93,8 @@ static struct route *find(struct model *m, u128 addr, unsigned int len)
 static unsigned int random_len(void)
 {
 	static const unsigned int lens[] = {
-		12, 16, 17, 20, 23, 24, 25, 29, 31, 32, 32, 33, 36, 39,
-		40, 41, 44, 47, 48, 48, 48, 48, 49, 52, 56, 56, 63, 64,
+		12, 16, 17, 20, 23, 24,	 25,  29,  31,	32,  32,  33,  36,  39,
+		40, 41, 44, 47, 48, 48,	 48,  48,  49,	52,  56,  56,  63,  64,
 		64, 65, 72, 80, 96, 112, 119, 120, 121, 126, 127, 128, 128,
 	};
 
@@ -196,7 +196,7 @@ static void toggle_default(struct model *m, struct mbt6 *t)
 	if (r0) {
 		del(m, t, r0);
 	} else if (m->n < MAX_ROUTES) {
-		m->r[m->n++] = (struct route){ 0, 0, 4095, true };
+		m->r[m->n++] = (struct route){0, 0, 4095, true};
 		add(t, 0, 0, 4095);
 	}
 }
@@ -386,17 +386,17 @@ static void test_edges(void **state)
 	add(&t.m, (u128)0x20010db8 << 96, 32, 2);
 	add(&t.m, (u128)0x20010db80001ULL << 80, 48, 3);
 	add(&t.m, (u128)0x20010db800018000ULL << 64, 49, 4);
-	add(&t.m, ((u128)0x20010db80001ffffULL << 64) | ~(u128)0 >> 64, 128,
-	    5);
+	add(&t.m, ((u128)0x20010db80001ffffULL << 64) | ~(u128)0 >> 64, 128, 5);
 	assert_int_equal(LOOK(1), 1);
 	assert_int_equal(LOOK((u128)0x20010db8 << 96), 2);
 	assert_int_equal(LOOK((u128)0x20010db80001ULL << 80), 3);
 	assert_int_equal(LOOK((u128)0x20010db800017fffULL << 64 | 0xff), 3);
 	assert_int_equal(LOOK((u128)0x20010db800018000ULL << 64), 4);
 	assert_int_equal(LOOK(((u128)0x20010db80001ffffULL << 64) |
-			      ((~(u128)0 >> 64) - 1)), 4);
-	assert_int_equal(LOOK(((u128)0x20010db80001ffffULL << 64) |
-			      ~(u128)0 >> 64), 5);
+			      ((~(u128)0 >> 64) - 1)),
+			 4);
+	assert_int_equal(
+		LOOK(((u128)0x20010db80001ffffULL << 64) | ~(u128)0 >> 64), 5);
 	assert_int_equal(LOOK((u128)0x20010db80002ULL << 80), 2);
 	/* A shorter route added later must not cover longer ones. */
 	add(&t.m, (u128)0x20010db8 << 96, 36, 6);
@@ -437,10 +437,10 @@ static void test_node_of_equal_routes(void **state)
 	assert_non_null(m);
 	table_new(&a, 1024);
 	table_new(&b, 1024);
-	m->r[m->n++] = (struct route){ base, 32, 9, true };
+	m->r[m->n++] = (struct route){base, 32, 9, true};
 	add(&a.m, base, 32, 9);
 	for (i = 0; i < 256; i++) {
-		m->r[m->n] = (struct route){ base | (u128)i << 80, 48, 7, true };
+		m->r[m->n] = (struct route){base | (u128)i << 80, 48, 7, true};
 		add(&a.m, m->r[m->n].addr, 48, 7);
 		m->n++;
 		/* Each add copies the TINY path: let limbo go back. */
@@ -449,7 +449,7 @@ static void test_node_of_equal_routes(void **state)
 	fill_from(m, &b.m);
 	same_table(&a.m, &b.m);
 	del(m, &a.m, find(m, base | (u128)5 << 80, 48));
-	del(m, &b.m, &(struct route){ base | (u128)5 << 80, 48, 7, true });
+	del(m, &b.m, &(struct route){base | (u128)5 << 80, 48, 7, true});
 	check_all(m, &a.m, &asked);
 	check_all(m, &b.m, &asked);
 	assert_int_equal(asked, 0);
@@ -504,7 +504,7 @@ static void test_fill_equals_painting(void **state)
 static void test_sizing(void **state)
 {
 	struct model *m = calloc(1, sizeof(*m));
-	struct mbt6 count = { .t = NULL };
+	struct mbt6 count = {.t = NULL};
 	struct table t, small;
 	size_t asked = 0, need, i;
 	struct mbt6_usage u;
@@ -517,8 +517,8 @@ static void test_sizing(void **state)
 		u128 addr = random_addr() & mask(len);
 
 		if (!find(m, addr, len) && m->n < MAX_ROUTES)
-			m->r[m->n++] = (struct route){ addr, len,
-						       rand() % 4096, true };
+			m->r[m->n++] =
+				(struct route){addr, len, rand() % 4096, true};
 	}
 	need = fill_from(m, &count);
 	assert_true(need > 0);
@@ -593,7 +593,7 @@ static void test_delete_all(void **state)
 static void test_limbo_untouched(void **state)
 {
 	struct model *m = calloc(1, sizeof(*m));
-	__u32 (*snap)[MBT6_SLOTS] = calloc(MBT6_LIMBO, sizeof(*snap));
+	__u32(*snap)[MBT6_SLOTS] = calloc(MBT6_LIMBO, sizeof(*snap));
 	struct table t;
 	__u32 seen = 0, i, e;
 	size_t k;
