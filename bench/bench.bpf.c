@@ -171,7 +171,7 @@ int bench_spread(struct __sk_buff *skb)
  * once per packet (config.pad stands in for that word here), and a
  * BPF_F_INNER_MAP array so tables of any size fit one outer map.  The
  * container has 8-byte values; two more outer maps hold the same table
- * in 32-byte values (a TINY node per element) and 4 MiB values (the most
+ * in 32-byte values (a RANGE or TINY node an element) and 4 MiB values (the most
  * an array value may be), to measure what the value size costs.
  */
 #define BENCH_TABLE6_OUTER(name, inner)                                        \
@@ -221,11 +221,58 @@ static __always_inline void bench_linearize(struct __sk_buff *skb)
 }
 
 /*
- * cls_egress with the IPv6 table in front of the trie: parse, config,
- * table (the trie where it says so), counters, class, action.
+ * The IPv4 DIR-24-8 table moved into the same container (an inner map of
+ * 8-byte values), for comparison: cls_lookup_dir24 with each read a
+ * helper call.
  */
-static __always_inline int bench_table6_egress(struct __sk_buff *skb,
-					       void *outer, __u32 per)
+BENCH_TABLE6_OUTER(bench_dir24_in, bench_table6_inner);
+
+/* The 8-byte element of table t holding entry idx (a __u32 view). */
+static __always_inline __u32 *bench_elem8(void *t, __u32 idx)
+{
+	__u32 elem = idx / 2;
+
+	return bpf_map_lookup_elem(t, &elem);
+}
+
+static __always_inline int bench_dir24_entry(void *t, __u32 idx, __u32 *e)
+{
+	__u32 *pair = bench_elem8(t, idx);
+
+	if (!pair)
+		return -1;
+	*e = pair[idx % 2];
+	return 0;
+}
+
+static __always_inline int bench_dir24_lookup(void *t, const __u8 addr[4])
+{
+	__u32 a, group, e;
+
+	__builtin_memcpy(&a, addr, 4);
+	a = bpf_ntohl(a);
+	if (bench_dir24_entry(t, a >> 8, &e) || e == CLS_DIR24_ASK_TRIE)
+		return -1;
+	if (e & CLS_DIR24_GROUP_BIT) {
+		group = e & ~CLS_DIR24_GROUP_BIT;
+		if (group >= CLS_DIR24_MAX_GROUPS ||
+		    bench_dir24_entry(t, CLS_DIR24_L1_ENTRIES +
+					       group * CLS_DIR24_GROUP_SIZE +
+					       (a & 0xff),
+				      &e))
+			return -1;
+	}
+	return cls_valid_class(e & CLS_DIR24_CLASS_MASK);
+}
+
+/*
+ * cls_egress with a table in an inner map in front of the trie: parse,
+ * config, table (the trie where it says so), counters, class, action.
+ * The table is the IPv6 one (its values per entries each), or with v4 the
+ * IPv4 DIR-24-8 table moved into the same kind of map.
+ */
+static __always_inline int bench_egress(struct __sk_buff *skb, void *outer,
+					__u32 per, bool v4)
 {
 	struct cls_pkt pkt = {};
 	struct cls_config *cfg;
@@ -243,13 +290,14 @@ static __always_inline int bench_table6_egress(struct __sk_buff *skb,
 		return TC_ACT_UNSPEC;
 	}
 	cfg = bpf_map_lookup_elem(&config, &zero);
-	if (pkt.family == CLS_FAMILY_V6) {
+	if (pkt.family == (v4 ? CLS_FAMILY_V4 : CLS_FAMILY_V6)) {
 		table = bench_table6_of(outer, cfg);
 		if (table)
-			r = cls_v6table_walk(table, pkt.addr, per);
+			r = v4 ? bench_dir24_lookup(table, pkt.addr) :
+				 cls_v6table_walk(table, pkt.addr, per);
 	}
 	if (r < 0)
-		r = cls_lookup_class(&pkt, cfg);
+		r = v4 ? cls_lookup_trie(&pkt) : cls_lookup_class(&pkt, cfg);
 	if (r < 0) {
 		cls_count_reason(CLS_R_NO_TABLE, skb->len);
 		r = CLS_DEFAULT_CLASS;
@@ -263,19 +311,26 @@ static __always_inline int bench_table6_egress(struct __sk_buff *skb,
 SEC("tc")
 int bench_table6_egress8(struct __sk_buff *skb)
 {
-	return bench_table6_egress(skb, &bench_table6, MBT6_PER_ELEM);
+	return bench_egress(skb, &bench_table6, MBT6_PER_ELEM, false);
 }
 
 SEC("tc")
 int bench_table6_egress32(struct __sk_buff *skb)
 {
-	return bench_table6_egress(skb, &bench_table6_32, BENCH_V6_PER_32);
+	return bench_egress(skb, &bench_table6_32, BENCH_V6_PER_32, false);
 }
 
 SEC("tc")
 int bench_table6_egress4m(struct __sk_buff *skb)
 {
-	return bench_table6_egress(skb, &bench_table6_4m, BENCH_V6_PER_4M);
+	return bench_egress(skb, &bench_table6_4m, BENCH_V6_PER_4M, false);
+}
+
+/* cls_egress with the IPv4 table read through the container. */
+SEC("tc")
+int bench_dir24_in_egress(struct __sk_buff *skb)
+{
+	return bench_egress(skb, &bench_dir24_in, CLS_DIR24_PER_ELEM, true);
 }
 
 /* The IPv6 destination, on the stack as cls_parse leaves it. */
@@ -387,13 +442,6 @@ static __always_inline __u64 bench_popcount(__u64 x)
 	return (x * 0x0101010101010101ULL) >> 56;
 }
 
-static __always_inline __u32 *bench_pop6_elem(void *t, __u32 idx)
-{
-	__u32 elem = idx / 2;
-
-	return bpf_map_lookup_elem(t, &elem);
-}
-
 /* The Poptrie lookup: per level the vector and bases, at the end a leaf. */
 static __always_inline int bench_pop6_walk(void *t, __u64 hi, __u64 lo)
 {
@@ -401,7 +449,7 @@ static __always_inline int bench_pop6_walk(void *t, __u64 hi, __u64 lo)
 	__u64 vec, below, leafvec;
 	int lvl;
 
-	p = bench_pop6_elem(t, hi >> 48);
+	p = bench_elem8(t, hi >> 48);
 	if (!p)
 		return -1;
 	e = p[(hi >> 48) % 2];
@@ -413,12 +461,12 @@ static __always_inline int bench_pop6_walk(void *t, __u64 hi, __u64 lo)
 		c = (off <= 58 ? hi >> (58 - off) :
 		     off <= 122 ? lo >> (122 - off) : lo << (off - 122)) & 63;
 		base = POP6_NODES + node * POP6_NODE_ENTRIES;
-		p = bench_pop6_elem(t, base);
+		p = bench_elem8(t, base);
 		if (!p)
 			return -1;
 		vec = *(__u64 *)p;
 		below = c == 63 ? ~0ULL : (2ULL << c) - 1;
-		p = bench_pop6_elem(t, base + 4);
+		p = bench_elem8(t, base + 4);
 		if (!p)
 			return -1;
 		if (vec >> c & 1) {
@@ -426,12 +474,12 @@ static __always_inline int bench_pop6_walk(void *t, __u64 hi, __u64 lo)
 			continue;
 		}
 		off = p[1];
-		p = bench_pop6_elem(t, base + 2);
+		p = bench_elem8(t, base + 2);
 		if (!p)
 			return -1;
 		leafvec = *(__u64 *)p;
 		off += bench_popcount(leafvec & below) - 1;
-		p = bench_pop6_elem(t, off);
+		p = bench_elem8(t, off);
 		if (!p)
 			return -1;
 		return p[off % 2] & MBT6_CLASS_MASK;
@@ -460,79 +508,3 @@ int bench_pop6_lookup(struct __sk_buff *skb)
 					bpf_be64_to_cpu(lo));
 	return BENCH_TC_UNSPEC;
 }
-
-/*
- * The IPv4 DIR-24-8 table moved into the same container (an inner map of
- * 8-byte values), for comparison: cls_lookup_dir24 with each read a
- * helper call.
- */
-BENCH_TABLE6_OUTER(bench_dir24_in, bench_table6_inner);
-
-static __always_inline int bench_dir24_entry(void *t, __u32 idx, __u32 *e)
-{
-	__u32 elem = idx / CLS_DIR24_PER_ELEM, *pair;
-
-	pair = bpf_map_lookup_elem(t, &elem);
-	if (!pair)
-		return -1;
-	*e = pair[idx % CLS_DIR24_PER_ELEM];
-	return 0;
-}
-
-static __always_inline int bench_dir24_lookup(void *t, const __u8 addr[4])
-{
-	__u32 a, group, e;
-
-	__builtin_memcpy(&a, addr, 4);
-	a = bpf_ntohl(a);
-	if (bench_dir24_entry(t, a >> 8, &e) || e == CLS_DIR24_ASK_TRIE)
-		return -1;
-	if (e & CLS_DIR24_GROUP_BIT) {
-		group = e & ~CLS_DIR24_GROUP_BIT;
-		if (group >= CLS_DIR24_MAX_GROUPS ||
-		    bench_dir24_entry(t, CLS_DIR24_L1_ENTRIES +
-					       group * CLS_DIR24_GROUP_SIZE +
-					       (a & 0xff),
-				      &e))
-			return -1;
-	}
-	return cls_valid_class(e & CLS_DIR24_CLASS_MASK);
-}
-
-/* cls_egress with the IPv4 table read through the container. */
-SEC("tc")
-int bench_dir24_in_egress(struct __sk_buff *skb)
-{
-	struct cls_pkt pkt = {};
-	struct cls_config *cfg;
-	struct cls_class *cls;
-	void *data, *data_end, *table;
-	__u32 zero = 0, idx;
-	int r = -1;
-
-	bench_linearize(skb);
-	asm volatile("" ::: "memory");
-	data = (void *)(long)skb->data;
-	data_end = (void *)(long)skb->data_end;
-	if (cls_parse(skb, data, data_end, skb->len, &pkt, false, true)) {
-		cls_count_reason(pkt.reason, skb->len);
-		return TC_ACT_UNSPEC;
-	}
-	cfg = bpf_map_lookup_elem(&config, &zero);
-	if (pkt.family == CLS_FAMILY_V4) {
-		table = bench_table6_of(&bench_dir24_in, cfg);
-		if (table)
-			r = bench_dir24_lookup(table, pkt.addr);
-	}
-	if (r < 0)
-		r = cls_lookup_trie(&pkt);
-	if (r < 0) {
-		cls_count_reason(CLS_R_NO_TABLE, skb->len);
-		r = CLS_DEFAULT_CLASS;
-	}
-	idx = r;
-	cls_count_class(cfg, CLS_STATS_EGRESS_BASE + idx, skb->len);
-	cls = bpf_map_lookup_elem(&classes, &idx);
-	return cls_apply_skb(skb, cls, &pkt);
-}
-
