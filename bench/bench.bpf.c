@@ -171,8 +171,8 @@ int bench_spread(struct __sk_buff *skb)
  * once per packet (config.pad stands in for that word here), and a
  * BPF_F_INNER_MAP array so tables of any size fit one outer map.  The
  * container has 8-byte values; two more outer maps hold the same table
- * in 32-byte values (a RANGE or TINY node an element) and 4 MiB values (the most
- * an array value may be), to measure what the value size costs.
+ * in 32-byte values (a RANGE or TINY node an element) and 4 MiB values
+ * (the most an array value may be), to measure what the value size costs.
  */
 #define BENCH_TABLE6_OUTER(name, inner)                                        \
 	struct {                                                               \
