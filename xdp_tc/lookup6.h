@@ -49,8 +49,7 @@ static __always_inline __u32 cls_v6table_step(struct cls_v6table_cur *c,
 	if (e & MBT6_DIRECT) {
 		idx += slot;
 	} else {
-		/* A unit is 8-aligned: its first two entries are one element.
-		 */
+		/* A unit is 8-aligned: entries 0 and 1 are one element. */
 		p = cls_v6table_at(c, idx, per);
 		if (!p)
 			return MBT6_ASK_TRIE;
@@ -80,8 +79,9 @@ static __always_inline __u32 cls_v6table_slot(__u64 hi, __u64 lo, __u32 d)
 
 /*
  * The walk, for a map whose elements hold per entries.  Its depth is the
- * prefix's: a bounded loop of at most MBT6_MAX_DEPTH steps (unrolled, it
- * measured no faster and four times the size; bench/table6.c).
+ * prefix's: a bounded loop of at most MBT6_MAX_DEPTH steps (bpf_loop()
+ * measured slower, bench/table6.c; unrolled, no faster at five times the
+ * JITed size, in a trial not kept).
  */
 static __always_inline int cls_v6table_walk(void *table, const __u8 addr[16],
 					    __u32 per)
