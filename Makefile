@@ -87,6 +87,12 @@ $(OUTPUT)/tests/test_dir24: tests/unit/test_dir24.c $(OUTPUT)/maps/dir24.o \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ -lcmocka -o $@
 
+# So is the IPv6 table.
+$(OUTPUT)/tests/test_mbt6: tests/unit/test_mbt6.c $(OUTPUT)/maps/mbt6.o \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ -lcmocka -o $@
+
 # The CLI's error handling: the commands without main(), and the library.
 $(OUTPUT)/tests/test_cli: tests/unit/test_cli.c \
 		$(filter-out $(OUTPUT)/cli/main.o,$(CLI_OBJS)) $(LIB_OBJS) \
