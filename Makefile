@@ -48,7 +48,8 @@ PROG_SRCS := $(wildcard tests/prog/*.c)
 PROG_BIN := $(OUTPUT)/tests/prog_test_run
 
 all: $(OUTPUT)/classifier $(UNIT_BINS) $(PROG_BIN) $(OUTPUT)/tests/tcnl_test \
-	$(OUTPUT)/tests/table_agree $(OUTPUT)/tests/check_state
+	$(OUTPUT)/tests/table_agree $(OUTPUT)/tests/table6_agree \
+	$(OUTPUT)/tests/check_state
 
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
@@ -106,17 +107,24 @@ $(OUTPUT)/tests/table_agree: tests/agree/table_agree.c $(LIB_OBJS) $(SKELS) \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
 
+# The same for the IPv6 table.
+$(OUTPUT)/tests/table6_agree: tests/agree/table6_agree.c $(LIB_OBJS) $(SKELS) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+
 # Is the pinned state whole after a crash and the next command?
 $(OUTPUT)/tests/check_state: tests/crash/check_state.c $(LIB_OBJS) $(SKELS) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
 
-# The data-path tests need only the skeleton and libbpf.
+# The data-path tests need the skeleton, libbpf and the IPv6 table painter.
 $(PROG_BIN): $(PROG_SRCS) $(SKELS) $(wildcard tests/prog/*.h) \
-		maps/classifier_abi.h | $(OUTPUT)/tests
+		maps/classifier_abi.h maps/mbt6.c maps/mbt6.h | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_SRCS) -lbpf -lelf -lz -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_SRCS) maps/mbt6.c -lbpf -lelf -lz \
+		-o $@
 
 deps:
 	$(Q)./tests/deps.sh
@@ -125,9 +133,10 @@ unit: $(UNIT_BINS) $(OUTPUT)/tests/tcnl_test
 	$(Q)set -e; for t in $(UNIT_BINS); do $$t; done
 	$(Q)$(OUTPUT)/tests/tcnl_test
 
-prog: $(PROG_BIN) $(OUTPUT)/tests/table_agree
+prog: $(PROG_BIN) $(OUTPUT)/tests/table_agree $(OUTPUT)/tests/table6_agree
 	$(Q)$(PROG_BIN)
 	$(Q)$(OUTPUT)/tests/table_agree
+	$(Q)$(OUTPUT)/tests/table6_agree
 
 verifier-stats: $(PROG_BIN)
 	$(Q)$(PROG_BIN) --verifier-stats

@@ -23,7 +23,7 @@ $(B):
 	@mkdir -p $@
 
 $(B)/bench.bpf.o: bench/bench.bpf.c $(wildcard xdp_tc/*.h) \
-		maps/classifier_abi.h maps/mbt6_abi.h bench/poptrie6.h \
+		maps/classifier_abi.h bench/poptrie6.h \
 		$(OUTPUT)/vmlinux.h | $(B)
 	@printf '  %-8s %s\n' BPF $@
 	@$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -36,7 +36,7 @@ $(B)/bench.skel.h: $(B)/bench.bpf.o
 PROGBENCH_SRCS := bench/progbench.c bench/table6.c bench/gen.c bench/gen6.c \
 	bench/poptrie6.c maps/dir24.c maps/mbt6.c
 $(B)/progbench: $(PROGBENCH_SRCS) bench/gen.h bench/progbench.h \
-		bench/poptrie6.h maps/dir24.h maps/mbt6.h maps/mbt6_abi.h \
+		bench/poptrie6.h maps/dir24.h maps/mbt6.h \
 		$(B)/bench.skel.h $(OUTPUT)/classifier.skel.h | $(B)
 	@printf '  %-8s %s\n' LINK $@
 	@$(CC) $(CPPFLAGS) -I$(B) $(CFLAGS) $(PROGBENCH_SRCS) -lbpf -lelf -lz \

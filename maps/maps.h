@@ -19,6 +19,7 @@
 #include "maps/state.h"
 #include "lib/parse.h"
 #include "maps/dir24.h"
+#include "maps/mbt6.h"
 
 /* The kernel-internal errno BPF syscalls leak for "not supported". */
 #ifndef ENOTSUPP
@@ -39,6 +40,7 @@ enum cls_map_id {
 	CLS_M_TRIE_V4,
 	CLS_M_TRIE_V6,
 	CLS_M_TABLE_V4,
+	CLS_M_TABLE_V6,
 	CLS_M_STATE,
 	CLS_NR_MAPS,
 };
@@ -59,6 +61,7 @@ enum cls_slotted {
 	CLS_S_TRIE_V4,
 	CLS_S_TRIE_V6,
 	CLS_S_TABLE_V4,
+	CLS_S_TABLE_V6,
 	CLS_NR_SLOTTED,
 };
 
@@ -69,6 +72,14 @@ struct cls_table {
 	void *mem;		/* the whole map's range, reserved */
 	size_t len;
 	unsigned char *mapped;	/* per page: mapped yet? */
+};
+
+/* A mapped IPv6 table (maps/table6.c). */
+struct cls_table6 {
+	int fd;
+	struct mbt6 m;
+	void *mem;
+	size_t len;
 };
 
 struct cls_catalog;
@@ -84,6 +95,7 @@ struct cls_maps {
 	bool gen_known;
 	int live[CLS_NR_SLOTTED]; /* -1: not looked up (or no table) */
 	struct cls_table table;	  /* the live IPv4 table, if it has one */
+	struct cls_table6 table6; /* the live IPv6 table, if it has one */
 	struct cls_counter *stats_mem;
 	size_t stats_len;
 	struct cls_catalog *catalog;
@@ -252,10 +264,10 @@ int cls_txn_commit(struct cls_txn *t, struct cls_txn_result *res);
 void cls_txn_abort(struct cls_txn *t);
 
 /*
- * The IPv4 table's size policy, kept in the state map: AUTO turns it on
- * past CLS_TABLE_AUTO_ROUTES routes and sizes its groups by need; ON keeps
- * it on, with groups fixed (groups > 0) or by need; OFF leaves IPv4 to
- * the trie.  Setting it
+ * The tables' size policy, kept in the state map: AUTO gives a family a
+ * table from CLS_TABLE_AUTO_ROUTES routes of it, sized by need; ON keeps
+ * both on, the IPv4 table's groups fixed (groups > 0) or by need; OFF
+ * leaves every lookup to the tries.  Setting it
  * rebuilds the table (a CLS_TXN_TABLE change).
  */
 int cls_table_set_policy(struct cls_maps *m, enum cls_table_mode mode,
@@ -264,15 +276,25 @@ int cls_table_rebuild(struct cls_maps *m);
 
 struct cls_table_info {
 	enum cls_table_mode mode;
-	bool on;       /* the live generation has a table */
+	bool on;       /* the live generation has an IPv4 table */
 	__u32 groups;  /* capacity */
 	__u32 used;    /* groups handed out */
 	__u32 ask_trie; /* /24s left to the trie for want of a group */
 	size_t bytes;
+	struct {
+		bool on;	 /* the live generation has an IPv6 table */
+		size_t units;	 /* pool capacity, 32-byte units */
+		size_t used;	 /* units in use */
+		size_t ask_trie; /* slots left to the trie for want of room */
+		size_t bytes;
+	} v6;
 };
 int cls_table_info(struct cls_maps *m, struct cls_table_info *t);
 /* What the live table answers for addr (host order); *ask: the trie. */
 int cls_table_lookup(struct cls_maps *m, __u32 addr, __u32 *cls, bool *ask);
+/* The same for an IPv6 address (network order), from the IPv6 table. */
+int cls_table6_lookup(struct cls_maps *m, const __u8 addr[16], __u32 *cls,
+		      bool *ask);
 
 /* Classes: dense indices, index 0 is the default class. */
 struct cls_class_entry {

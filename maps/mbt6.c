@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Painting the IPv6 table (layout in mbt6_abi.h).  As in the DIR-24-8
+ * Painting the IPv6 table (layout in classifier_abi.h).  As in the DIR-24-8
  * table, each leaf remembers the length of the prefix that painted it: a
  * route paints the slots in its range whose painter is not longer, and a
  * deleted route hands exactly the slots it painted to its cover, so one

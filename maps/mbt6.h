@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The IPv6 table's contents (layout in mbt6_abi.h), over any memory: the
+ * The IPv6 table's contents (layout in classifier_abi.h), over any memory: the
  * mmap of the map, or a buffer in the unit tests.  The LPM trie stays the
  * truth; these functions keep the table equal to it.
  *
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "maps/mbt6_abi.h"
+#include "maps/classifier_abi.h"
 
 /*
  * Bookkeeping at the end of the map; only user space reads it.  Free lists

@@ -294,6 +294,7 @@ static void init_handle(struct cls_maps *m, const struct cls_open_opts *o)
 	memset(m, 0, sizeof(*m));
 	m->dir_fd = -1;
 	m->table.fd = -1;
+	m->table6.fd = -1;
 	for (i = 0; i < CLS_NR_MAPS; i++)
 		m->fd[i] = -1;
 	for (i = 0; i < CLS_NR_SLOTTED; i++)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * IPv6 address -> class index through the IPv6 table (layout in
- * maps/mbt6_abi.h), which user space derives from the IPv6 trie.  The
+ * maps/classifier_abi.h), which user space derives from the IPv6 trie.  The
  * table is an inner map of a map-in-map, and the verifier inlines no
  * lookup in an inner array: every element the walk touches costs a helper
  * call.  So reads go through a cursor that remembers the last element it
@@ -11,7 +11,7 @@
 #ifndef CLS_LOOKUP6_H
 #define CLS_LOOKUP6_H
 
-#include "maps/mbt6_abi.h"
+#include "maps/classifier_abi.h"
 
 struct cls_v6table_cur {
 	void *table;

@@ -5,9 +5,9 @@
  *   - no change is left in the journal;
  *   - the generation packets do not use holds no maps;
  *   - the counts in the state map are the routes the tries hold;
- *   - the IPv4 table is there if its policy says so, and agrees with the
- *     trie on the edges of every route, their neighbours and random
- *     addresses;
+ *   - the tables are there if their policy says so, and agree with the
+ *     tries on the edges of every IPv4 route, their neighbours, random
+ *     addresses, and the addresses of IPv6 routes;
  *   - every attached tc program gives each of those addresses the
  *     priority (or drop) of the class the trie says (BPF_PROG_TEST_RUN);
  *   - counting is as expected.
@@ -108,22 +108,28 @@ static int check_counts(struct cls_maps *m, const struct cls_route *r,
 	return 0;
 }
 
-static int check_policy(struct cls_maps *m, size_t v4)
+static int check_policy(struct cls_maps *m, size_t v4, size_t v6)
 {
 	struct cls_table_info t;
 	int err = cls_table_info(m, &t);
 
 	if (err)
 		return fail("table: %s", strerror(-err));
-	if (t.mode == CLS_TABLE_OFF && t.on)
-		return fail("table off by policy, but one is in use");
-	if (t.mode == CLS_TABLE_ON && !t.on)
-		return fail("table on by policy, but none is in use");
+
 	if (t.mode == CLS_TABLE_AUTO &&
 	    ((v4 >= CLS_TABLE_AUTO_ROUTES && !t.on) ||
 	     (v4 < CLS_TABLE_AUTO_ROUTES / 2 && t.on)))
 		return fail("auto policy with %zu IPv4 routes, but the table is %s",
 			    v4, t.on ? "on" : "off");
+	if (t.mode == CLS_TABLE_AUTO &&
+	    ((v6 >= CLS_TABLE_AUTO_ROUTES && !t.v6.on) ||
+	     (v6 < CLS_TABLE_AUTO_ROUTES / 2 && t.v6.on)))
+		return fail("auto policy with %zu IPv6 routes, but the table is %s",
+			    v6, t.v6.on ? "on" : "off");
+	if (t.mode != CLS_TABLE_AUTO && t.on != t.v6.on)
+		return fail("policy %s, but IPv4 table %d and IPv6 table %d",
+			    t.mode == CLS_TABLE_ON ? "on" : "off", t.on,
+			    t.v6.on);
 	return 0;
 }
 
@@ -252,6 +258,13 @@ static int check_sample(struct cls_maps *m, const struct sample *s,
 			if (!ask && cls != idx)
 				return fail("%s: the table says class %u, the trie %u",
 					    text, cls, idx);
+		} else {
+			err = cls_table6_lookup(m, s->a[i].addr, &cls, &ask);
+			if (err)
+				return fail("IPv6 table: %s", strerror(-err));
+			if (!ask && cls != idx)
+				return fail("%s: the IPv6 table says class %u, the trie %u",
+					    text, cls, idx);
 		}
 		want = want_answer(m, idx);
 		for (k = 0; k < na; k++) {
@@ -307,7 +320,7 @@ int main(int argc, char **argv)
 	if (!err)
 		err = check_counts(&m, r, n);
 	if (!err)
-		err = check_policy(&m, v4);
+		err = check_policy(&m, v4, n - v4);
 	if (!err && (err = cls_stats_get_enabled(&m, &on)))
 		fail("config: %s", strerror(-err));
 	if (!err && on != !!atoi(argv[2]))
