@@ -102,16 +102,18 @@ $(OUTPUT)/tests/test_cli: tests/unit/test_cli.c \
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
 # Table, trie and program agree, through the real maps library (root).
-$(OUTPUT)/tests/table_agree: tests/agree/table_agree.c $(LIB_OBJS) $(SKELS) \
-		| $(OUTPUT)/tests
+$(OUTPUT)/tests/table_agree: tests/agree/table_agree.c tests/agree/agree.c \
+		tests/agree/agree.h $(LIB_OBJS) $(SKELS) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< tests/agree/agree.c $(LIB_OBJS) \
+		$(LDLIBS) -o $@
 
 # The same for the IPv6 table.
-$(OUTPUT)/tests/table6_agree: tests/agree/table6_agree.c $(LIB_OBJS) $(SKELS) \
-		| $(OUTPUT)/tests
+$(OUTPUT)/tests/table6_agree: tests/agree/table6_agree.c tests/agree/agree.c \
+		tests/agree/agree.h $(LIB_OBJS) $(SKELS) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< tests/agree/agree.c $(LIB_OBJS) \
+		$(LDLIBS) -o $@
 
 # Is the pinned state whole after a crash and the next command?
 $(OUTPUT)/tests/check_state: tests/crash/check_state.c $(LIB_OBJS) $(SKELS) \

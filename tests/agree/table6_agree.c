@@ -16,19 +16,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "classifier.skel.h"
 #include "loader/loader.h"
-#include "loader/loader_internal.h"
 #include "maps/maps.h"
+#include "tests/agree/agree.h"
 
-#define CLASSES 200
 #define MAX_ROUTES 3000
 
 typedef unsigned __int128 u128;
@@ -104,8 +100,7 @@ static int prog_class(struct ctx *c, u128 addr, __u32 *cls)
 	to_bytes(addr, pkt.ip6.daddr.s6_addr);
 	if (bpf_prog_test_run_opts(c->prog_fd, &opts))
 		return -errno;
-	/* Class i has classid 1:(0x100 + i); the default sets no priority. */
-	*cls = skb.priority ? (skb.priority & 0xffff) - 0x100 : 0;
+	*cls = agree_class_of(skb.priority);
 	return 0;
 }
 
@@ -214,67 +209,27 @@ static int random_op(struct ctx *c)
 		r = &c->r[c->n++];
 		*r = (struct route){ addr, len, 0, true };
 	}
-	r->cls = 1 + rand() % (CLASSES - 1);
+	r->cls = 1 + rand() % (AGREE_CLASSES - 1);
 	return cls_route_set(&c->m, &p, r->cls, CLS_ROUTE_REPLACE);
 }
 
+/* A route load of the live routes. */
 static int reload(struct ctx *c)
 {
-	struct cls_route r = {};
-	struct cls_txn *t;
-	size_t i;
+	struct cls_route *set = calloc(c->n + 1, sizeof(*set));
+	size_t i, n = 0;
 	int err;
 
-	err = cls_txn_begin(&c->m, CLS_TXN_HAND, &t);
-	for (i = 0; !err && i < c->n; i++) {
-		if (!c->r[i].live)
-			continue;
-		to_prefix(&r.prefix, c->r[i].addr, c->r[i].len);
-		r.class_idx = c->r[i].cls;
-		err = cls_txn_add(t, &r, 1);
-	}
-	if (err) {
-		cls_txn_abort(t);
-		return err;
-	}
-	return cls_txn_commit(t, NULL);
-}
-
-/* The end of a command: upkeep (reclaim, resize), then the lock again. */
-static int end_of_command(struct ctx *c)
-{
-	int err = cls_unlock(&c->m);
-
-	return err ? err : cls_lock(&c->m, -1);
-}
-
-static int setup(struct ctx *c, const char *bpffs)
-{
-	struct cls_open_opts o = { .bpffs = bpffs, .write = true,
-				   .wait_ms = -1 };
-	struct classifier_bpf *skel = NULL;
-	struct cls_class_entry e;
-	__u32 i;
-	int err;
-
-	cls_root_path(c->root, sizeof(c->root), bpffs);
-	err = cls_open(&c->m, &o);
-	if (!err)
-		err = cls_table_set_policy(&c->m, CLS_TABLE_ON, 0);
-	for (i = 1; i < CLASSES && !err; i++) {
-		memset(&e, 0, sizeof(e));
-		e.idx = i;
-		e.cls.classid = 1U << 16 | (0x100 + i);
-		e.cls.flags = CLS_F_VALID | CLS_F_PRIORITY;
-		err = cls_class_store(&c->m, &e);
-	}
-	if (!err)
-		err = cls_load(&c->m, &skel);
-	if (err)
-		return err;
-	c->prog_fd = dup(bpf_program__fd(skel->progs.cls_egress));
-	classifier_bpf__destroy(skel);
-	return 0;
+	if (!set)
+		return -ENOMEM;
+	for (i = 0; i < c->n; i++)
+		if (c->r[i].live) {
+			to_prefix(&set[n].prefix, c->r[i].addr, c->r[i].len);
+			set[n++].class_idx = c->r[i].cls;
+		}
+	err = agree_load(&c->m, set, n);
+	free(set);
+	return err;
 }
 
 /*
@@ -291,7 +246,10 @@ static void scenario(const char *name, const char *bpffs, bool brim,
 	int err, i;
 
 	srand(seed);
-	err = c ? setup(c, bpffs) : -ENOMEM;
+	if (c)
+		cls_root_path(c->root, sizeof(c->root), bpffs);
+	err = c ? agree_open(&c->m, bpffs, CLS_TABLE_ON, 0, &c->prog_fd) :
+		  -ENOMEM;
 	if (err)
 		snprintf(why, sizeof(why), "setup: %s", strerror(-err));
 	for (i = 0; !err && i < ops / 4; i++)
@@ -303,7 +261,7 @@ static void scenario(const char *name, const char *bpffs, bool brim,
 		if (err)
 			snprintf(why, sizeof(why), "route op: %s",
 				 strerror(-err));
-		else if (!brim && i % 500 == 499 && (err = end_of_command(c)))
+		else if (!brim && i % 500 == 499 && (err = agree_end_of_command(&c->m)))
 			snprintf(why, sizeof(why), "upkeep: %s",
 				 strerror(-err));
 		if (!err && i % 1000 == 999)
@@ -346,29 +304,9 @@ static int run_all(const char *bpffs)
 	return failed ? 1 : 0;
 }
 
-/* The scenarios run in a child, so even a crash leaves no mount behind. */
 int main(void)
 {
 	char bpffs[] = "/tmp/cls-agree6.XXXXXX";
-	int status = 0;
-	pid_t pid;
 
-	if (!mkdtemp(bpffs) || mount("bpf", bpffs, "bpf", 0, NULL)) {
-		perror("private bpffs");
-		return 2;
-	}
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0)
-		exit(run_all(bpffs));
-	if (pid < 0 || waitpid(pid, &status, 0) < 0)
-		status = -1;
-	umount2(bpffs, MNT_DETACH);
-	rmdir(bpffs);
-	if (!WIFEXITED(status)) {
-		printf("FAIL table6_agree: child died (status %#x)\n0 passed, 1 failed\n",
-		       status);
-		return 1;
-	}
-	return WEXITSTATUS(status);
+	return agree_main(bpffs, run_all);
 }
