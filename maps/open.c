@@ -409,8 +409,9 @@ int cls_open(struct cls_maps *m, const struct cls_open_opts *o)
 		close(maps_fd);
 	if (!err && m->locked)
 		err = cls_recover(m);
+	/* Best effort: what a reader cannot finish, the next writer does. */
 	if (!err && !m->locked)
-		err = recover_if_idle(m);
+		recover_if_idle(m);
 	if (err)
 		teardown(m);
 	return err;
