@@ -5,7 +5,8 @@ set -e
 
 pkgs="clang llvm libbpf-dev bpftool libmnl-dev libelf-dev zlib1g-dev
 	libcmocka-dev pkg-config make gcc iproute2 nftables iputils-ping jq
-	util-linux procps python3 gnuplot-nox"
+	util-linux procps python3 gnuplot-nox libmicrohttpd-dev prometheus curl
+	tmux"
 
 "$(dirname "$0")/../deploy/ensure-packages.sh" deps $pkgs
 
