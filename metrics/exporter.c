@@ -244,7 +244,8 @@ int exporter_start(const struct exporter_opts *o,
 		MHD_OPTION_CONNECTION_TIMEOUT,
 		o->timeout_s ?: EXPORTER_TIMEOUT_S,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
-		MHD_OPTION_END);
+		/* RFC 9112: no Host in 1.1, bad header lines: 400 */
+		MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_END);
 	if (!e->daemon) {
 		close(fd);
 		err = -EIO;

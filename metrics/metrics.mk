@@ -25,12 +25,13 @@ $(OUTPUT)/tests/metrics_driver: tests/metrics/metrics_driver.c \
 $(OUTPUT)/tests/test_prom $(OUTPUT)/tests/test_rates: $(OUTPUT)/tests/%: \
 		tests/unit/%.c $(METRICS_VIEW_OBJS) $(UTIL_OBJS) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ -lcmocka -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
 $(OUTPUT)/tests/test_exporter: tests/unit/test_exporter.c \
 		$(METRICS_VIEW_OBJS) $(OUTPUT)/metrics/exporter.o $(UTIL_OBJS) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(METRICS_LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) $(METRICS_LDLIBS) \
+		-lcmocka -o $@
 
 netns: $(OUTPUT)/tests/metrics_driver

@@ -43,86 +43,148 @@ static const char *const source_names[METRICS_NR_SOURCES] = {
 	[METRICS_SYNCED] = "sync",
 };
 
-static void family(FILE *f, const char *name, const char *type,
+/*
+ * Output goes through our own buffer, handed to stdio a block at a time:
+ * a scrape of 4096 classes is some 16k lines, and stdio's per-call
+ * locking and formatting cost several times the rest.
+ */
+struct out {
+	FILE *f;
+	size_t len;
+	char buf[8192];
+};
+
+static void flush(struct out *o)
+{
+	fwrite(o->buf, 1, o->len, o->f);
+	o->len = 0;
+}
+
+static void put(struct out *o, const char *s, size_t n)
+{
+	size_t k;
+
+	while (n) {
+		if (o->len == sizeof(o->buf))
+			flush(o);
+		k = sizeof(o->buf) - o->len;
+		if (k > n)
+			k = n;
+		memcpy(o->buf + o->len, s, k);
+		o->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+static void puts_(struct out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+static void put_u64(struct out *o, __u64 v)
+{
+	char d[20];
+	int i = sizeof(d);
+
+	do {
+		d[--i] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	put(o, d + i, sizeof(d) - i);
+}
+
+static void family(struct out *o, const char *name, const char *type,
 		   const char *help)
 {
-	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	puts_(o, "# HELP ");
+	puts_(o, name);
+	put(o, " ", 1);
+	puts_(o, help);
+	puts_(o, "\n# TYPE ");
+	puts_(o, name);
+	put(o, " ", 1);
+	puts_(o, type);
+	put(o, "\n", 1);
 }
 
-static void put_label_value(FILE *f, const char *v)
+static void put_label_value(struct out *o, const char *v)
 {
-	for (; *v; v++) {
-		switch (*v) {
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		default:
-			putc(*v, f);
-		}
+	const char *run;
+
+	for (run = v; *v; v++) {
+		if (*v != '\\' && *v != '"' && *v != '\n')
+			continue;
+		put(o, run, v - run);
+		put(o, *v == '\\' ? "\\\\" : *v == '"' ? "\\\"" : "\\n", 2);
+		run = v + 1;
 	}
+	put(o, run, v - run);
 }
 
-static void sample_name(FILE *f, const char *name, const struct label *l)
+static void sample_name(struct out *o, const char *name, const struct label *l)
 {
-	fputs(name, f);
+	puts_(o, name);
 	if (!l)
 		return;
-	putc('{', f);
+	put(o, "{", 1);
 	for (; l->key; l++) {
-		fprintf(f, "%s=\"", l->key);
-		put_label_value(f, l->val ? l->val : "");
-		fputs(l[1].key ? "\"," : "\"", f);
+		puts_(o, l->key);
+		put(o, "=\"", 2);
+		put_label_value(o, l->val ? l->val : "");
+		put(o, "\",", l[1].key ? 2 : 1);
 	}
-	putc('}', f);
+	put(o, "}", 1);
 }
 
-static void sample(FILE *f, const char *name, const struct label *l,
+static void sample(struct out *o, const char *name, const struct label *l,
 		   __u64 v)
 {
-	sample_name(f, name, l);
-	fprintf(f, " %llu\n", (unsigned long long)v);
+	sample_name(o, name, l);
+	put(o, " ", 1);
+	put_u64(o, v);
+	put(o, "\n", 1);
 }
 
 /* A duration in nanoseconds as seconds, without rounding. */
-static void sample_seconds(FILE *f, const char *name, const struct label *l,
-			   __u64 ns)
+static void sample_seconds(struct out *o, const char *name,
+			   const struct label *l, __u64 ns)
 {
-	sample_name(f, name, l);
-	fprintf(f, " %llu.%09llu\n", (unsigned long long)(ns / 1000000000ULL),
-		(unsigned long long)(ns % 1000000000ULL));
+	char frac[16];
+
+	sample_name(o, name, l);
+	put(o, " ", 1);
+	put_u64(o, ns / 1000000000ULL);
+	snprintf(frac, sizeof(frac), ".%09llu\n",
+		 (unsigned long long)(ns % 1000000000ULL));
+	puts_(o, frac);
 }
 
-static void write_info(FILE *f, const struct metrics_snapshot *s)
+static void write_info(struct out *o, const struct metrics_snapshot *s)
 {
-	family(f, "classifier_up", "gauge",
+	family(o, "classifier_up", "gauge",
 	       "1 if classifier's pinned state could be read.");
-	sample(f, "classifier_up", NO_LABELS, 1);
+	sample(o, "classifier_up", NO_LABELS, 1);
 	if (s->version || s->build_id) {
-		family(f, "classifier_build_info", "gauge",
+		family(o, "classifier_build_info", "gauge",
 		       "Version and build id of the binary reading the metrics.");
-		sample(f, "classifier_build_info",
+		sample(o, "classifier_build_info",
 		       LABELS({ "version", s->version },
 			      { "build_id", s->build_id }),
 		       1);
 	}
 	if (s->layout.available) {
-		family(f, "classifier_layout_version", "gauge",
+		family(o, "classifier_layout_version", "gauge",
 		       "Version of the layout of the pinned maps.");
-		sample(f, "classifier_layout_version", NO_LABELS,
+		sample(o, "classifier_layout_version", NO_LABELS,
 		       s->layout.version);
 	}
-	family(f, "classifier_stats_enabled", "gauge",
+	family(o, "classifier_stats_enabled", "gauge",
 	       "1 if per-class counting is on (classifier stats on|off).");
-	sample(f, "classifier_stats_enabled", NO_LABELS, s->stats_on);
+	sample(o, "classifier_stats_enabled", NO_LABELS, s->stats_on);
 }
 
-static void write_class_counter(FILE *f, const struct metrics_snapshot *s,
+static void write_class_counter(struct out *o, const struct metrics_snapshot *s,
 				const char *name, const char *help,
 				bool bytes)
 {
@@ -130,61 +192,61 @@ static void write_class_counter(FILE *f, const struct metrics_snapshot *s,
 	size_t i;
 	int d;
 
-	family(f, name, "counter", help);
+	family(o, name, "counter", help);
 	for (i = 0; i < s->nr_classes; i++) {
 		c = &s->classes[i];
 		for (d = 0; d < METRICS_NR_DIRS; d++)
-			sample(f, name,
+			sample(o, name,
 			       LABELS({ "class", c->label }, { "name", c->name },
 				      { "direction", dir_names[d] }),
 			       bytes ? c->dir[d].bytes : c->dir[d].packets);
 	}
 }
 
-static void write_classes(FILE *f, const struct metrics_snapshot *s)
+static void write_classes(struct out *o, const struct metrics_snapshot *s)
 {
 	int r;
 
-	family(f, "classifier_classes", "gauge",
+	family(o, "classifier_classes", "gauge",
 	       "Classes defined, the default class included.");
-	sample(f, "classifier_classes", NO_LABELS, s->nr_classes);
-	family(f, "classifier_classes_max", "gauge",
+	sample(o, "classifier_classes", NO_LABELS, s->nr_classes);
+	family(o, "classifier_classes_max", "gauge",
 	       "Classes the maps have room for.");
-	sample(f, "classifier_classes_max", NO_LABELS, CLS_MAX_CLASSES);
-	write_class_counter(f, s, "classifier_class_packets_total",
+	sample(o, "classifier_classes_max", NO_LABELS, CLS_MAX_CLASSES);
+	write_class_counter(o, s, "classifier_class_packets_total",
 			    "Packets put in the class, by direction "
 			    "(egress: tc, by destination; ingress: XDP, by source).",
 			    false);
-	write_class_counter(f, s, "classifier_class_bytes_total",
+	write_class_counter(o, s, "classifier_class_bytes_total",
 			    "Bytes of the packets put in the class, by direction.",
 			    true);
-	family(f, "classifier_unclassified_packets_total", "counter",
+	family(o, "classifier_unclassified_packets_total", "counter",
 	       "Packets passed untouched without a class, by reason "
 	       "(counted even with stats off).");
 	for (r = 0; r < CLS_R_MAX; r++)
-		sample(f, "classifier_unclassified_packets_total",
+		sample(o, "classifier_unclassified_packets_total",
 		       LABELS({ "reason", s->unclassified[r].name }),
 		       s->unclassified[r].count.packets);
-	family(f, "classifier_unclassified_bytes_total", "counter",
+	family(o, "classifier_unclassified_bytes_total", "counter",
 	       "Bytes of the packets passed untouched without a class, by reason.");
 	for (r = 0; r < CLS_R_MAX; r++)
-		sample(f, "classifier_unclassified_bytes_total",
+		sample(o, "classifier_unclassified_bytes_total",
 		       LABELS({ "reason", s->unclassified[r].name }),
 		       s->unclassified[r].count.bytes);
 }
 
-static void write_routes(FILE *f, const struct metrics_snapshot *s)
+static void write_routes(struct out *o, const struct metrics_snapshot *s)
 {
 	int fam, src;
 
 	if (!s->routes.available)
 		return;
-	family(f, "classifier_routes", "gauge",
+	family(o, "classifier_routes", "gauge",
 	       "Routes in the tables, by family and by source "
 	       "(hand: added with classifier route; sync: by the sync daemon).");
 	for (fam = 0; fam < METRICS_NR_FAMILIES; fam++)
 		for (src = 0; src < METRICS_NR_SOURCES; src++)
-			sample(f, "classifier_routes",
+			sample(o, "classifier_routes",
 			       LABELS({ "family", family_names[fam] },
 				      { "source", source_names[src] }),
 			       s->routes.n[fam][src]);
@@ -237,17 +299,17 @@ static __u64 table_value(const struct metrics_table *t, enum table_gauge g)
 	}
 }
 
-static void write_tables(FILE *f, const struct metrics_snapshot *s)
+static void write_tables(struct out *o, const struct metrics_snapshot *s)
 {
 	int g, fam;
 
 	if (!s->table[METRICS_V4].available && !s->table[METRICS_V6].available)
 		return;
 	for (g = 0; g < TG_MAX; g++) {
-		family(f, table_gauges[g].name, "gauge", table_gauges[g].help);
+		family(o, table_gauges[g].name, "gauge", table_gauges[g].help);
 		for (fam = 0; fam < METRICS_NR_FAMILIES; fam++)
 			if (s->table[fam].available)
-				sample(f, table_gauges[g].name,
+				sample(o, table_gauges[g].name,
 				       LABELS({ "family", family_names[fam] }),
 				       table_value(&s->table[fam], g));
 	}
@@ -268,114 +330,125 @@ static bool run_time_counted(const struct metrics_snapshot *s)
 	return s->bpf_stats.on && s->nr_prog;
 }
 
-static void write_programs(FILE *f, const struct metrics_snapshot *s)
+static void write_programs(struct out *o, const struct metrics_snapshot *s)
 {
 	const struct metrics_attachment *a;
 	const struct metrics_prog *p;
 	char id[16];
 	size_t i;
 
-	family(f, "classifier_attachment_up", "gauge",
+	family(o, "classifier_attachment_up", "gauge",
 	       "Attachments of classifier's programs: 1 if the device "
 	       "exists, 0 if the attachment outlived it.");
 	for (i = 0; i < s->nr_att; i++) {
 		a = &s->att[i];
 		snprintf(id, sizeof(id), "%u", a->prog_id);
-		sample(f, "classifier_attachment_up",
+		sample(o, "classifier_attachment_up",
 		       LABELS({ "dev", a->dev }, { "hook", a->hook },
 			      { "mode", a->mode }, { "prog_id", id }),
 		       a->live);
 	}
-	family(f, "classifier_program_info", "gauge",
+	family(o, "classifier_program_info", "gauge",
 	       "Attached programs: id, name and the kernel's tag "
 	       "(a hash of the instructions).");
 	for (i = 0; i < s->nr_prog; i++) {
 		p = &s->prog[i];
 		snprintf(id, sizeof(id), "%u", p->id);
-		sample(f, "classifier_program_info",
+		sample(o, "classifier_program_info",
 		       LABELS({ "prog_id", id }, { "name", p->name },
 			      { "tag", p->tag }),
 		       1);
 	}
 	if (s->bpf_stats.known) {
-		family(f, "classifier_kernel_bpf_stats_enabled", "gauge",
+		family(o, "classifier_kernel_bpf_stats_enabled", "gauge",
 		       "1 if sysctl kernel.bpf_stats_enabled is on "
 		       "(the kernel counts programs' run time).");
-		sample(f, "classifier_kernel_bpf_stats_enabled", NO_LABELS,
+		sample(o, "classifier_kernel_bpf_stats_enabled", NO_LABELS,
 		       s->bpf_stats.on);
 	}
 	if (!run_time_counted(s))
 		return;
-	family(f, "classifier_program_run_time_seconds_total", "counter",
+	family(o, "classifier_program_run_time_seconds_total", "counter",
 	       "Time the kernel spent running the program, counted while "
 	       "its BPF run-time accounting was on.");
 	for (i = 0; i < s->nr_prog; i++) {
 		p = &s->prog[i];
 		snprintf(id, sizeof(id), "%u", p->id);
-		sample_seconds(f, "classifier_program_run_time_seconds_total",
+		sample_seconds(o, "classifier_program_run_time_seconds_total",
 			       LABELS({ "prog_id", id }, { "name", p->name }),
 			       p->run_time_ns);
 	}
-	family(f, "classifier_program_runs_total", "counter",
+	family(o, "classifier_program_runs_total", "counter",
 	       "Runs of the program, counted while its BPF run-time "
 	       "accounting was on.");
 	for (i = 0; i < s->nr_prog; i++) {
 		p = &s->prog[i];
 		snprintf(id, sizeof(id), "%u", p->id);
-		sample(f, "classifier_program_runs_total",
+		sample(o, "classifier_program_runs_total",
 		       LABELS({ "prog_id", id }, { "name", p->name }),
 		       p->run_cnt);
 	}
 }
 
-static void write_sync(FILE *f, const struct metrics_snapshot *s)
+static void write_sync(struct out *o, const struct metrics_snapshot *s)
 {
 	const struct metrics_sync *y = &s->sync;
 
 	if (!y->available)
 		return;
-	family(f, "classifier_sync_up", "gauge",
+	family(o, "classifier_sync_up", "gauge",
 	       "1 if the route sync daemon is running.");
-	sample(f, "classifier_sync_up", NO_LABELS, y->running);
-	family(f, "classifier_sync_routes", "gauge",
+	sample(o, "classifier_sync_up", NO_LABELS, y->running);
+	family(o, "classifier_sync_routes", "gauge",
 	       "Routes the sync daemon keeps in the tables.");
-	sample(f, "classifier_sync_routes", NO_LABELS, y->routes);
-	family(f, "classifier_sync_shadowed_routes", "gauge",
+	sample(o, "classifier_sync_routes", NO_LABELS, y->routes);
+	family(o, "classifier_sync_shadowed_routes", "gauge",
 	       "Synced prefixes overridden by a route added by hand.");
-	sample(f, "classifier_sync_shadowed_routes", NO_LABELS, y->shadowed);
-	family(f, "classifier_sync_last_resync_timestamp_seconds", "gauge",
+	sample(o, "classifier_sync_shadowed_routes", NO_LABELS, y->shadowed);
+	family(o, "classifier_sync_last_resync_timestamp_seconds", "gauge",
 	       "Unix time of the sync daemon's last full resync.");
-	sample(f, "classifier_sync_last_resync_timestamp_seconds", NO_LABELS,
+	sample(o, "classifier_sync_last_resync_timestamp_seconds", NO_LABELS,
 	       y->last_resync);
-	family(f, "classifier_sync_errors_total", "counter",
+	family(o, "classifier_sync_errors_total", "counter",
 	       "Route changes the sync daemon failed to apply.");
-	sample(f, "classifier_sync_errors_total", NO_LABELS, y->errors);
-	family(f, "classifier_sync_lag_seconds", "gauge",
+	sample(o, "classifier_sync_errors_total", NO_LABELS, y->errors);
+	family(o, "classifier_sync_lag_seconds", "gauge",
 	       "How far the synced routes are behind the kernel's table.");
-	sample_seconds(f, "classifier_sync_lag_seconds", NO_LABELS,
+	sample_seconds(o, "classifier_sync_lag_seconds", NO_LABELS,
 		       y->lag_ms * 1000000ULL);
 }
 
 int prom_write(FILE *f, const struct metrics_snapshot *s)
 {
-	write_info(f, s);
-	write_classes(f, s);
-	write_routes(f, s);
-	write_tables(f, s);
-	write_programs(f, s);
-	write_sync(f, s);
-	family(f, "classifier_collect_duration_seconds", "gauge",
+	struct out *o = malloc(sizeof(*o));
+
+	if (!o)
+		return -ENOMEM;
+	o->f = f;
+	o->len = 0;
+	write_info(o, s);
+	write_classes(o, s);
+	write_routes(o, s);
+	write_tables(o, s);
+	write_programs(o, s);
+	write_sync(o, s);
+	family(o, "classifier_collect_duration_seconds", "gauge",
 	       "Time taken to read this snapshot of the maps.");
-	sample_seconds(f, "classifier_collect_duration_seconds", NO_LABELS,
+	sample_seconds(o, "classifier_collect_duration_seconds", NO_LABELS,
 		       s->collect_ns);
+	flush(o);
+	free(o);
 	return ferror(f) ? -EIO : 0;
 }
 
 int prom_write_down(FILE *f)
 {
-	family(f, "classifier_up", "gauge",
+	struct out o = { .f = f };
+
+	family(&o, "classifier_up", "gauge",
 	       "1 if classifier's pinned state could be read.");
-	sample(f, "classifier_up", NO_LABELS, 0);
+	sample(&o, "classifier_up", NO_LABELS, 0);
+	flush(&o);
 	return ferror(f) ? -EIO : 0;
 }
 
