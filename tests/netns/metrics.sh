@@ -90,6 +90,8 @@ promtool_check()
 metrics_cleanup()
 {
 	local rc=$?
+	trap - ERR
+	set +e
 	[ -z "$EXPORTER_PID" ] || kill "$EXPORTER_PID" 2>/dev/null
 	[ -z "${PROM_PID:-}" ] || kill "$PROM_PID" 2>/dev/null
 	[ -z "${TMUX_SOCK:-}" ] || tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
