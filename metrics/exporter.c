@@ -27,7 +27,8 @@
 
 #define METRICS_PATH "/metrics"
 #define ALLOWED_METHODS "GET, HEAD"
-#define LISTEN_BACKLOG 128
+/* A burst of clients waits in the kernel rather than being dropped unseen. */
+#define LISTEN_BACKLOG SOMAXCONN
 /* Requests are a few hundred bytes; this also caps header size. */
 #define CONN_MEMORY 32768
 
@@ -156,23 +157,34 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn,
 			      const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **req_cls)
 {
+	static int headers_seen;
 	struct exporter *e = cls;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
 	(void)version;
 	(void)upload_data;
-	(void)upload_data_size;
-	(void)req_cls;
 	/*
-	 * Answered on the first call, once the headers are in: a body sent
-	 * with the request is never read, and the library closes such a
-	 * connection after the answer.
+	 * Refused at once, on the first call: a body that may follow is never
+	 * read, and the library closes the connection after the answer.
 	 */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return MHD_queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 					  e->not_allowed);
+	/*
+	 * GET and HEAD are answered once the whole request is in (the call
+	 * after the headers' with nothing more to read), so that the
+	 * connection can be kept alive for the next scrape.
+	 */
+	if (!*req_cls) {
+		*req_cls = &headers_seen;
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		*upload_data_size = 0; /* a body on a GET: ignored */
+		return MHD_YES;
+	}
 	if (strcmp(url, METRICS_PATH))
 		return MHD_queue_response(conn, MHD_HTTP_NOT_FOUND,
 					  e->not_found);
