@@ -380,6 +380,7 @@ static int view_init(struct view *v, const struct watch_opts *o)
 	v->frame.interval_ms = o->interval_ms ?: WATCH_INTERVAL_MS;
 	v->frame.sort = RATE_BY_BITS;
 	v->rows = calloc(CLS_MAX_CLASSES, sizeof(*v->rows));
+	v->frame.rows = v->rows;
 	err = v->rows ? metrics_snapshot_init(&v->snap[0]) : -ENOMEM;
 	if (!err)
 		err = metrics_snapshot_init(&v->snap[1]);
