@@ -330,6 +330,27 @@ static bool run_time_counted(const struct metrics_snapshot *s)
 	return s->bpf_stats.on && s->nr_prog;
 }
 
+static void write_prog_counter(struct out *o, const struct metrics_snapshot *s,
+			       const char *name, const char *help,
+			       bool run_time)
+{
+	const struct metrics_prog *p;
+	const struct label *l;
+	char id[16];
+	size_t i;
+
+	family(o, name, "counter", help);
+	for (i = 0; i < s->nr_prog; i++) {
+		p = &s->prog[i];
+		snprintf(id, sizeof(id), "%u", p->id);
+		l = LABELS({ "prog_id", id }, { "name", p->name });
+		if (run_time)
+			sample_seconds(o, name, l, p->run_time_ns);
+		else
+			sample(o, name, l, p->run_cnt);
+	}
+}
+
 static void write_programs(struct out *o, const struct metrics_snapshot *s)
 {
 	const struct metrics_attachment *a;
@@ -368,26 +389,14 @@ static void write_programs(struct out *o, const struct metrics_snapshot *s)
 	}
 	if (!run_time_counted(s))
 		return;
-	family(o, "classifier_program_run_time_seconds_total", "counter",
-	       "Time the kernel spent running the program, counted while "
-	       "its BPF run-time accounting was on.");
-	for (i = 0; i < s->nr_prog; i++) {
-		p = &s->prog[i];
-		snprintf(id, sizeof(id), "%u", p->id);
-		sample_seconds(o, "classifier_program_run_time_seconds_total",
-			       LABELS({ "prog_id", id }, { "name", p->name }),
-			       p->run_time_ns);
-	}
-	family(o, "classifier_program_runs_total", "counter",
-	       "Runs of the program, counted while its BPF run-time "
-	       "accounting was on.");
-	for (i = 0; i < s->nr_prog; i++) {
-		p = &s->prog[i];
-		snprintf(id, sizeof(id), "%u", p->id);
-		sample(o, "classifier_program_runs_total",
-		       LABELS({ "prog_id", id }, { "name", p->name }),
-		       p->run_cnt);
-	}
+	write_prog_counter(o, s, "classifier_program_run_time_seconds_total",
+			   "Time the kernel spent running the program, counted "
+			   "while its BPF run-time accounting was on.",
+			   true);
+	write_prog_counter(o, s, "classifier_program_runs_total",
+			   "Runs of the program, counted while its BPF run-time "
+			   "accounting was on.",
+			   false);
 }
 
 static void write_sync(struct out *o, const struct metrics_snapshot *s)

@@ -4,7 +4,7 @@
 # while traffic flows: the classes with traffic show non-zero rates,
 # highest first, the idle ones 0; a smaller window is redrawn to fit; q
 # and Ctrl-C quit with status 0 and leave the terminal as it was (stty
-# settings, cursor shown, alternate screen left).  Without a terminal it
+# settings, cursor shown, alternate screen left), so does Ctrl-Z until fg.  Without a terminal it
 # streams one JSON object per interval.
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -88,9 +88,18 @@ done
 run_watch q
 run_watch C-c
 
-# a smaller window: redrawn within it, the rest counted
+# Ctrl-Z: stopped with the terminal restored; fg: back in the view
 tm send-keys -t w "$(metrics_watch_cmd 0.5)" Enter
 wait_screen "first frame" grep -q '^CLASS '
+tm send-keys -t w C-z
+wait_screen "job stopped" grep -q 'Stopped'
+expect_eq "alternate screen when stopped" "$(pane '#{alternate_on}')" 0
+expect_eq "cursor when stopped" "$(pane '#{cursor_flag}')" 1
+tm send-keys -t w fg Enter
+wait_screen "view again" grep -q '^CLASS '
+expect_eq "alternate screen after fg" "$(pane '#{alternate_on}')" 1
+
+# a smaller window: redrawn within it, the rest counted
 tm resize-window -t w -x 50 -y 7
 wait_screen "frame cut to 50x7" awk '
 	length($0) > 50 { bad = 1 } /^\.\.\. 2 more/ { more = 1 }

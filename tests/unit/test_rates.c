@@ -34,6 +34,15 @@ static void snap(struct metrics_snapshot *s, struct metrics_class *c, size_t n)
 	s->stats_on = true;
 }
 
+/* The rows' class indices, in order. */
+static void assert_order(const struct rate_row *rows, __u32 a, __u32 b,
+			 __u32 c)
+{
+	assert_int_equal(rows[0].c->idx, a);
+	assert_int_equal(rows[1].c->idx, b);
+	assert_int_equal(rows[2].c->idx, c);
+}
+
 static void test_rates_per_class(void **state)
 {
 	struct metrics_class a[3], b[3];
@@ -93,9 +102,7 @@ static void test_new_class_and_reset_count_from_zero(void **state)
 			assert_true(rows[i].pps == 10.0);
 		}
 	}
-	assert_int_equal(rows[0].c->idx, 2);
-	assert_int_equal(rows[1].c->idx, 1);
-	assert_int_equal(rows[2].c->idx, 0);
+	assert_order(rows, 2, 1, 0);
 }
 
 static void test_sort_keys_and_ties(void **state)
@@ -111,13 +118,9 @@ static void test_sort_keys_and_ties(void **state)
 	set_class(&b[2], 4, "1:4", 10, 150000, 0);
 	snap(&cur, b, 3);
 	rates_compute(NULL, &cur, SEC, RATE_BY_BITS, rows);
-	assert_int_equal(rows[0].c->idx, 3);
-	assert_int_equal(rows[1].c->idx, 4);
-	assert_int_equal(rows[2].c->idx, 5);
+	assert_order(rows, 3, 4, 5);
 	rates_sort(rows, 3, RATE_BY_PACKETS);
-	assert_int_equal(rows[0].c->idx, 5);
-	assert_int_equal(rows[1].c->idx, 3);
-	assert_int_equal(rows[2].c->idx, 4);
+	assert_order(rows, 5, 3, 4);
 }
 
 static void test_no_interval_no_rate(void **state)
