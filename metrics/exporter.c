@@ -25,7 +25,7 @@
 #include "metrics/exporter.h"
 #include "metrics/prom.h"
 
-#define METRICS_PATH "/metrics"
+#define METRICS_PATH	"/metrics"
 #define ALLOWED_METHODS "GET, HEAD"
 /* A burst of clients waits in the kernel rather than being dropped unseen. */
 #define LISTEN_BACKLOG SOMAXCONN
@@ -230,8 +230,8 @@ int exporter_start(const struct exporter_opts *o,
 	err = metrics_snapshot_init(&e->snap);
 	if (err)
 		goto err;
-	e->not_found = text_response("not found: the metrics are at "
-				     METRICS_PATH "\n");
+	e->not_found = text_response(
+		"not found: the metrics are at " METRICS_PATH "\n");
 	e->not_allowed = text_response("method not allowed: only GET and "
 				       "HEAD\n");
 	if (!e->not_found || !e->not_allowed ||
@@ -249,8 +249,7 @@ int exporter_start(const struct exporter_opts *o,
 		flags |= MHD_USE_IPv6;
 	e->daemon = MHD_start_daemon(
 		flags, 0, NULL, NULL, answer, e, MHD_OPTION_LISTEN_SOCKET, fd,
-		MHD_OPTION_CONNECTION_LIMIT,
-		o->max_conns ?: EXPORTER_MAX_CONNS,
+		MHD_OPTION_CONNECTION_LIMIT, o->max_conns ?: EXPORTER_MAX_CONNS,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 		o->max_conns_per_ip ?: EXPORTER_MAX_CONNS_PER_IP,
 		MHD_OPTION_CONNECTION_TIMEOUT,

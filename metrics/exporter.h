@@ -15,14 +15,14 @@
 #define EXPORTER_DEFAULT_LISTEN "127.0.0.1:9435"
 
 struct exporter_opts {
-	const char *listen;          /* "ADDR:PORT", "[ADDR6]:PORT"; NULL: default */
-	unsigned int max_conns;      /* 0: EXPORTER_MAX_CONNS */
+	const char *listen;	/* "ADDR:PORT", "[ADDR6]:PORT"; NULL: default */
+	unsigned int max_conns; /* 0: EXPORTER_MAX_CONNS */
 	unsigned int max_conns_per_ip; /* 0: EXPORTER_MAX_CONNS_PER_IP */
-	unsigned int timeout_s;      /* idle connection closed; 0: default */
+	unsigned int timeout_s;	       /* idle connection closed; 0: default */
 };
-#define EXPORTER_MAX_CONNS 32
+#define EXPORTER_MAX_CONNS	  32
 #define EXPORTER_MAX_CONNS_PER_IP 8
-#define EXPORTER_TIMEOUT_S 10
+#define EXPORTER_TIMEOUT_S	  10
 
 /*
  * "127.0.0.1:9435", "[::1]:9435" (numeric addresses only: nothing is

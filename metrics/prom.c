@@ -23,11 +23,9 @@ struct label {
 	const char *val;
 };
 /* A NULL-terminated list of labels, written in place. */
-#define LABELS(...)                            \
-	(const struct label[])                 \
-	{                                      \
-		__VA_ARGS__, { NULL, NULL }    \
-	}
+/* clang-format off */
+#define LABELS(...) ((const struct label[]){ __VA_ARGS__, { NULL, NULL } })
+/* clang-format on */
 #define NO_LABELS NULL
 
 static const char *const dir_names[METRICS_NR_DIRS] = {
@@ -167,10 +165,11 @@ static void write_info(struct out *o, const struct metrics_snapshot *s)
 	sample(o, "classifier_up", NO_LABELS, 1);
 	if (s->version || s->build_id) {
 		family(o, "classifier_build_info", "gauge",
-		       "Version and build id of the binary reading the metrics.");
+		       "Version and build id of the binary reading the "
+		       "metrics.");
 		sample(o, "classifier_build_info",
-		       LABELS({ "version", s->version },
-			      { "build_id", s->build_id }),
+		       LABELS({"version", s->version},
+			      {"build_id", s->build_id}),
 		       1);
 	}
 	if (s->layout.available) {
@@ -185,8 +184,7 @@ static void write_info(struct out *o, const struct metrics_snapshot *s)
 }
 
 static void write_class_counter(struct out *o, const struct metrics_snapshot *s,
-				const char *name, const char *help,
-				bool bytes)
+				const char *name, const char *help, bool bytes)
 {
 	const struct metrics_class *c;
 	size_t i;
@@ -197,8 +195,8 @@ static void write_class_counter(struct out *o, const struct metrics_snapshot *s,
 		c = &s->classes[i];
 		for (d = 0; d < METRICS_NR_DIRS; d++)
 			sample(o, name,
-			       LABELS({ "class", c->label }, { "name", c->name },
-				      { "direction", dir_names[d] }),
+			       LABELS({"class", c->label}, {"name", c->name},
+				      {"direction", dir_names[d]}),
 			       bytes ? c->dir[d].bytes : c->dir[d].packets);
 	}
 }
@@ -213,25 +211,27 @@ static void write_classes(struct out *o, const struct metrics_snapshot *s)
 	family(o, "classifier_classes_max", "gauge",
 	       "Classes the maps have room for.");
 	sample(o, "classifier_classes_max", NO_LABELS, CLS_MAX_CLASSES);
-	write_class_counter(o, s, "classifier_class_packets_total",
-			    "Packets put in the class, by direction "
-			    "(egress: tc, by destination; ingress: XDP, by source).",
-			    false);
-	write_class_counter(o, s, "classifier_class_bytes_total",
-			    "Bytes of the packets put in the class, by direction.",
-			    true);
+	write_class_counter(
+		o, s, "classifier_class_packets_total",
+		"Packets put in the class, by direction "
+		"(egress: tc, by destination; ingress: XDP, by source).",
+		false);
+	write_class_counter(
+		o, s, "classifier_class_bytes_total",
+		"Bytes of the packets put in the class, by direction.", true);
 	family(o, "classifier_unclassified_packets_total", "counter",
 	       "Packets passed untouched without a class, by reason "
 	       "(counted even with stats off).");
 	for (r = 0; r < CLS_R_MAX; r++)
 		sample(o, "classifier_unclassified_packets_total",
-		       LABELS({ "reason", s->unclassified[r].name }),
+		       LABELS({"reason", s->unclassified[r].name}),
 		       s->unclassified[r].count.packets);
 	family(o, "classifier_unclassified_bytes_total", "counter",
-	       "Bytes of the packets passed untouched without a class, by reason.");
+	       "Bytes of the packets passed untouched without a class, by "
+	       "reason.");
 	for (r = 0; r < CLS_R_MAX; r++)
 		sample(o, "classifier_unclassified_bytes_total",
-		       LABELS({ "reason", s->unclassified[r].name }),
+		       LABELS({"reason", s->unclassified[r].name}),
 		       s->unclassified[r].count.bytes);
 }
 
@@ -243,12 +243,13 @@ static void write_routes(struct out *o, const struct metrics_snapshot *s)
 		return;
 	family(o, "classifier_routes", "gauge",
 	       "Routes in the tables, by family and by source "
-	       "(hand: added with classifier route; sync: by the sync daemon).");
+	       "(hand: added with classifier route; sync: by the sync "
+	       "daemon).");
 	for (fam = 0; fam < METRICS_NR_FAMILIES; fam++)
 		for (src = 0; src < METRICS_NR_SOURCES; src++)
 			sample(o, "classifier_routes",
-			       LABELS({ "family", family_names[fam] },
-				      { "source", source_names[src] }),
+			       LABELS({"family", family_names[fam]},
+				      {"source", source_names[src]}),
 			       s->routes.n[fam][src]);
 }
 
@@ -265,20 +266,20 @@ enum table_gauge {
 static const struct {
 	const char *name, *help;
 } table_gauges[TG_MAX] = {
-	[TG_ENABLED] = { "classifier_table_enabled",
-			 "1 if the lookup table (IPv4: DIR-24-8) exists." },
-	[TG_IN_USE] = { "classifier_table_in_use",
-			"1 if packets use the table (0: the trie answers, "
-			"e.g. during a rebuild)." },
-	[TG_GROUPS] = { "classifier_table_groups",
-			"Second-level groups the table has room for." },
-	[TG_GROUPS_USED] = { "classifier_table_groups_used",
-			     "Second-level groups in use." },
-	[TG_FALLBACKS] = { "classifier_table_trie_fallbacks",
-			   "First-level entries (IPv4: /24s) left to the trie "
-			   "for want of a group." },
-	[TG_BYTES] = { "classifier_table_memory_bytes",
-		       "Size of the table's map." },
+	[TG_ENABLED] = {"classifier_table_enabled",
+			"1 if the lookup table (IPv4: DIR-24-8) exists."},
+	[TG_IN_USE] = {"classifier_table_in_use",
+		       "1 if packets use the table (0: the trie answers, "
+		       "e.g. during a rebuild)."},
+	[TG_GROUPS] = {"classifier_table_groups",
+		       "Second-level groups the table has room for."},
+	[TG_GROUPS_USED] = {"classifier_table_groups_used",
+			    "Second-level groups in use."},
+	[TG_FALLBACKS] = {"classifier_table_trie_fallbacks",
+			  "First-level entries (IPv4: /24s) left to the trie "
+			  "for want of a group."},
+	[TG_BYTES] = {"classifier_table_memory_bytes",
+		      "Size of the table's map."},
 };
 
 static __u64 table_value(const struct metrics_table *t, enum table_gauge g)
@@ -310,7 +311,7 @@ static void write_tables(struct out *o, const struct metrics_snapshot *s)
 		for (fam = 0; fam < METRICS_NR_FAMILIES; fam++)
 			if (s->table[fam].available)
 				sample(o, table_gauges[g].name,
-				       LABELS({ "family", family_names[fam] }),
+				       LABELS({"family", family_names[fam]}),
 				       table_value(&s->table[fam], g));
 	}
 }
@@ -343,7 +344,7 @@ static void write_prog_counter(struct out *o, const struct metrics_snapshot *s,
 	for (i = 0; i < s->nr_prog; i++) {
 		p = &s->prog[i];
 		snprintf(id, sizeof(id), "%u", p->id);
-		l = LABELS({ "prog_id", id }, { "name", p->name });
+		l = LABELS({"prog_id", id}, {"name", p->name});
 		if (run_time)
 			sample_seconds(o, name, l, p->run_time_ns);
 		else
@@ -365,8 +366,8 @@ static void write_programs(struct out *o, const struct metrics_snapshot *s)
 		a = &s->att[i];
 		snprintf(id, sizeof(id), "%u", a->prog_id);
 		sample(o, "classifier_attachment_up",
-		       LABELS({ "dev", a->dev }, { "hook", a->hook },
-			      { "mode", a->mode }, { "prog_id", id }),
+		       LABELS({"dev", a->dev}, {"hook", a->hook},
+			      {"mode", a->mode}, {"prog_id", id}),
 		       a->live);
 	}
 	family(o, "classifier_program_info", "gauge",
@@ -376,8 +377,8 @@ static void write_programs(struct out *o, const struct metrics_snapshot *s)
 		p = &s->prog[i];
 		snprintf(id, sizeof(id), "%u", p->id);
 		sample(o, "classifier_program_info",
-		       LABELS({ "prog_id", id }, { "name", p->name },
-			      { "tag", p->tag }),
+		       LABELS({"prog_id", id}, {"name", p->name},
+			      {"tag", p->tag}),
 		       1);
 	}
 	if (s->bpf_stats.known) {
@@ -393,10 +394,11 @@ static void write_programs(struct out *o, const struct metrics_snapshot *s)
 			   "Time the kernel spent running the program, counted "
 			   "while its BPF run-time accounting was on.",
 			   true);
-	write_prog_counter(o, s, "classifier_program_runs_total",
-			   "Runs of the program, counted while its BPF run-time "
-			   "accounting was on.",
-			   false);
+	write_prog_counter(
+		o, s, "classifier_program_runs_total",
+		"Runs of the program, counted while its BPF run-time "
+		"accounting was on.",
+		false);
 }
 
 static void write_sync(struct out *o, const struct metrics_snapshot *s)
@@ -452,7 +454,7 @@ int prom_write(FILE *f, const struct metrics_snapshot *s)
 
 int prom_write_down(FILE *f)
 {
-	struct out o = { .f = f };
+	struct out o = {.f = f};
 
 	family(&o, "classifier_up", "gauge",
 	       "1 if classifier's pinned state could be read.");

@@ -25,7 +25,8 @@ int prom_write_down(FILE *f);
  * The same into path atomically, for node_exporter's textfile collector:
  * a temporary file beside it, fsync, rename over path, fsync of the
  * directory.  The file is world-readable (the collector runs as another
- * user).  0 or a negative errno; on error path is untouched.
+ * user).  0 or a negative errno; path is replaced whole or not at all
+ * (an error after the rename can only be the directory's fsync).
  */
 int prom_write_file(const char *path, const struct metrics_snapshot *s);
 

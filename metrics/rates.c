@@ -70,9 +70,9 @@ void rates_compute(const struct metrics_snapshot *prev,
 		       prev->classes[j].idx < c->idx)
 			j++;
 		p = prev && j < prev->nr_classes &&
-				    prev->classes[j].idx == c->idx ?
-			    &prev->classes[j] :
-			    NULL;
+				    prev->classes[j].idx == c->idx
+			    ? &prev->classes[j]
+			    : NULL;
 		rows[i].c = c;
 		rows[i].packets = both_dirs(c, false);
 		rows[i].bytes = both_dirs(c, true);

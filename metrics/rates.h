@@ -7,8 +7,8 @@
 
 struct rate_row {
 	const struct metrics_class *c; /* in the newer snapshot */
-	__u64 packets, bytes;          /* totals now, both directions */
-	double pps, bps;               /* packets/s, bits/s over the interval */
+	__u64 packets, bytes;	       /* totals now, both directions */
+	double pps, bps;	       /* packets/s, bits/s over the interval */
 };
 
 enum rate_sort {

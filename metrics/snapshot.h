@@ -20,7 +20,7 @@
 #include "lib/parse.h" /* CLASSID_STRLEN */
 
 enum metrics_dir {
-	METRICS_EGRESS, /* tc egress: classified by destination */
+	METRICS_EGRESS,	 /* tc egress: classified by destination */
 	METRICS_INGRESS, /* XDP ingress: classified by source */
 	METRICS_NR_DIRS,
 };
@@ -39,12 +39,12 @@ struct metrics_reason {
 
 struct metrics_table {
 	bool available;
-	bool on;     /* the map has a table */
-	bool in_use; /* packets use it (not switched to the trie) */
-	__u32 groups;     /* capacity: second-level groups */
+	bool on;      /* the map has a table */
+	bool in_use;  /* packets use it (not switched to the trie) */
+	__u32 groups; /* capacity: second-level groups */
 	__u32 groups_used;
-	__u32 ask_trie;   /* /24s answered by the trie for want of a group */
-	__u64 bytes;      /* size of the map */
+	__u32 ask_trie; /* /24s answered by the trie for want of a group */
+	__u64 bytes;	/* size of the map */
 };
 
 enum metrics_family { METRICS_V4, METRICS_V6, METRICS_NR_FAMILIES };
@@ -59,14 +59,14 @@ struct metrics_attachment {
 	char dev[64];
 	const char *hook; /* static: "egress", "xdp" */
 	const char *mode; /* static: "tcx", "tc", "native", "generic", ... */
-	bool live;        /* false: the device is gone (defunct link) */
+	bool live;	  /* false: the device is gone (defunct link) */
 	__u32 prog_id;
 };
 
 struct metrics_prog {
 	__u32 id;
-	char name[16];  /* BPF_OBJ_NAME_LEN */
-	char tag[17];   /* hex of the kernel's program tag */
+	char name[16]; /* BPF_OBJ_NAME_LEN */
+	char tag[17];  /* hex of the kernel's program tag */
 	/* counted only while the kernel's BPF run-time accounting is on */
 	__u64 run_time_ns;
 	__u64 run_cnt;
@@ -75,8 +75,8 @@ struct metrics_prog {
 struct metrics_sync {
 	bool available;
 	bool running;
-	__u64 routes;   /* synced routes in the tables */
-	__u64 shadowed; /* synced prefixes a hand route overrides */
+	__u64 routes;	   /* synced routes in the tables */
+	__u64 shadowed;	   /* synced prefixes a hand route overrides */
 	__s64 last_resync; /* unix seconds, 0: never */
 	__u64 errors;
 	__u64 lag_ms;
@@ -99,7 +99,7 @@ struct metrics_snapshot {
 	size_t nr_att;
 	struct metrics_prog *prog; /* one per distinct program id */
 	size_t nr_prog;
-	size_t att_cap;  /* room in att and in prog */
+	size_t att_cap; /* room in att and in prog */
 	struct {
 		bool known; /* /proc/sys/kernel/bpf_stats_enabled was read */
 		bool on;
@@ -116,7 +116,7 @@ struct metrics_snapshot {
 	struct metrics_sync sync;
 
 	/* of this snapshot */
-	__u64 time_ns;    /* CLOCK_REALTIME when read */
+	__u64 time_ns;	  /* CLOCK_REALTIME when read */
 	__u64 collect_ns; /* how long reading took */
 };
 

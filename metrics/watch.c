@@ -26,11 +26,11 @@
 #include "lib/json.h"
 #include "metrics/watch.h"
 
-#define CSI "\033["
+#define CSI	     "\033["
 #define ENTER_SCREEN CSI "?1049h" CSI "?25l"
 #define LEAVE_SCREEN CSI "?25h" CSI "?1049l"
-#define HEAD_LINES 3 /* title, totals, column names */
-#define FOOT_LINES 1
+#define HEAD_LINES   3 /* title, totals, column names */
+#define FOOT_LINES   1
 
 static __u64 mono_ns(void)
 {
@@ -96,8 +96,8 @@ void watch_draw(FILE *f, const struct watch_frame *w)
 	} else {
 		line(f, cols, NULL, false, "total - (first interval)");
 	}
-	line(f, cols, NULL, false, "%-10s %-20s %9s %9s %16s %18s", "CLASS", "NAME",
-	     "PKT/S", "BIT/S", "PACKETS", "BYTES");
+	line(f, cols, NULL, false, "%-10s %-20s %9s %9s %16s %18s", "CLASS",
+	     "NAME", "PKT/S", "BIT/S", "PACKETS", "BYTES");
 	room = w->lines - HEAD_LINES - FOOT_LINES;
 	shown = (int)s->nr_classes;
 	if (shown > room)
@@ -113,9 +113,11 @@ void watch_draw(FILE *f, const struct watch_frame *w)
 		     (unsigned long long)r->bytes);
 	}
 	if (shown < (int)s->nr_classes && room > 0)
-		line(f, cols, NULL, false, "... %zu more", s->nr_classes - shown);
+		line(f, cols, NULL, false, "... %zu more",
+		     s->nr_classes - shown);
 	fputs(CSI "J", f);
-	line(f, cols, NULL, true, "q quit  p sort by packets/s  b sort by bits/s");
+	line(f, cols, NULL, true,
+	     "q quit  p sort by packets/s  b sort by bits/s");
 }
 
 void watch_json(FILE *f, const struct watch_frame *w)
@@ -158,7 +160,7 @@ void watch_json(FILE *f, const struct watch_frame *w)
 }
 
 struct term {
-	bool on; /* raw mode and our screen are in effect */
+	bool on;   /* raw mode and our screen are in effect */
 	bool keys; /* stdin is a terminal we read keys from */
 	struct termios saved;
 	int cols, lines;
@@ -332,8 +334,8 @@ static enum step on_signal(struct view *v, int sfd, int *err)
 /* Wait for the deadline, a key or a signal; redraws in between. */
 static int wait_until(struct view *v, int sfd, __u64 deadline, bool *quit)
 {
-	struct pollfd pfd[2] = { { .fd = sfd, .events = POLLIN },
-				 { .fd = STDIN_FILENO, .events = POLLIN } };
+	struct pollfd pfd[2] = {{.fd = sfd, .events = POLLIN},
+				{.fd = STDIN_FILENO, .events = POLLIN}};
 	enum step step;
 	__u64 now;
 	int err = 0, n;
@@ -427,8 +429,8 @@ static int loop(struct view *v, const struct metrics_source *src, int sfd)
 
 int watch_run(const struct watch_opts *o, const struct metrics_source *src)
 {
-	static const int sigs[] = { SIGINT,  SIGTERM, SIGHUP, SIGQUIT,
-				    SIGWINCH, SIGTSTP, SIGCONT };
+	static const int sigs[] = {SIGINT,   SIGTERM, SIGHUP, SIGQUIT,
+				   SIGWINCH, SIGTSTP, SIGCONT};
 	sigset_t mask, old;
 	struct view v;
 	int err, sfd = -1;

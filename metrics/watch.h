@@ -15,10 +15,10 @@
 
 struct watch_opts {
 	unsigned int interval_ms; /* 0: WATCH_INTERVAL_MS */
-	bool json;                /* JSON lines even on a terminal */
-	unsigned long count;      /* intervals shown; 0: until q or a signal */
+	bool json;		  /* JSON lines even on a terminal */
+	unsigned long count;	  /* intervals shown; 0: until q or a signal */
 };
-#define WATCH_INTERVAL_MS 1000
+#define WATCH_INTERVAL_MS     1000
 #define WATCH_MIN_INTERVAL_MS 100
 
 /*
@@ -33,13 +33,14 @@ struct watch_frame {
 	const struct metrics_snapshot *cur;
 	const struct rate_row *rows; /* cur->nr_classes of them, sorted */
 	struct rate_totals tot;
-	__u64 dt_ns;     /* 0: first read, no rates yet */
+	__u64 dt_ns; /* 0: first read, no rates yet */
 	enum rate_sort sort;
 	unsigned int interval_ms;
 	int cols, lines; /* terminal size */
 };
 
-/* The screen: starts at the top left, each line cut to cols, clears the rest. */
+/* The screen: starts at the top left, each line cut to cols, clears the rest.
+ */
 void watch_draw(FILE *f, const struct watch_frame *w);
 /* One JSON object and a newline. */
 void watch_json(FILE *f, const struct watch_frame *w);

@@ -37,7 +37,7 @@ static int read_pinned(void *ctx, struct metrics_snapshot *s)
 	return err;
 }
 
-static const struct metrics_source source = { read_pinned, NULL };
+static const struct metrics_source source = {read_pinned, NULL};
 
 static int die(const char *what, int err)
 {
@@ -47,11 +47,12 @@ static int die(const char *what, int err)
 
 static int usage(void)
 {
-	fprintf(stderr,
-		"usage: metrics_driver [--bpffs DIR] { prom [FILE] |\n"
-		"         exporter [listen ADDR:PORT] [timeout S] [conns N] [per-ip N]\n"
-		"                  [bpf-stats] |\n"
-		"         watch [SECONDS] [count N] [json] | time [ROUNDS] }\n");
+	fprintf(stderr, "usage: metrics_driver [--bpffs DIR] { prom [FILE] |\n"
+			"         exporter [listen ADDR:PORT] [timeout S] "
+			"[conns N] [per-ip N]\n"
+			"                  [bpf-stats] |\n"
+			"         watch [SECONDS] [count N] [json] | time "
+			"[ROUNDS] }\n");
 	return 2;
 }
 
@@ -66,7 +67,8 @@ static int do_prom(int argc, char **argv)
 	if (!err)
 		err = read_pinned(NULL, &s);
 	if (!err)
-		err = argc ? prom_write_file(argv[0], &s) : prom_write(stdout, &s);
+		err = argc ? prom_write_file(argv[0], &s)
+			   : prom_write(stdout, &s);
 	metrics_snapshot_free(&s);
 	return err ? die("prom", err) : 0;
 }
@@ -145,7 +147,8 @@ static void report(const char *what, double *t, int n)
 	printf("%s %.3f %.3f\n", what, t[n / 2], t[n - 1]);
 }
 
-/* Time each part of a scrape: reading maps open, reading from the pins, formatting. */
+/* Time each part of a scrape: reading maps open, reading from the pins,
+ * formatting. */
 static int do_time(int argc, char **argv)
 {
 	int rounds = argc ? atoi(argv[0]) : 50, i, err;
@@ -162,8 +165,8 @@ static int do_time(int argc, char **argv)
 	t_open = calloc(rounds, sizeof(double));
 	t_pinned = calloc(rounds, sizeof(double));
 	t_format = calloc(rounds, sizeof(double));
-	err = t_open && t_pinned && t_format ? metrics_snapshot_init(&s) :
-					       -ENOMEM;
+	err = t_open && t_pinned && t_format ? metrics_snapshot_init(&s)
+					     : -ENOMEM;
 	if (err)
 		return die("time", err);
 	err = cls_maps_open(&m, root);
@@ -191,8 +194,8 @@ static int do_time(int argc, char **argv)
 	}
 	if (err)
 		return die("time", err);
-	printf("classes %zu cpus %u attachments %zu\n", s.nr_classes,
-	       s.nr_cpus, s.nr_att);
+	printf("classes %zu cpus %u attachments %zu\n", s.nr_classes, s.nr_cpus,
+	       s.nr_att);
 	printf("# ms: median max over %d rounds\n", rounds);
 	report("collect_open_maps", t_open, rounds);
 	report("collect_from_pins", t_pinned, rounds);

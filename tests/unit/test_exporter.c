@@ -35,18 +35,32 @@ static void test_parse_listen(void **state)
 		const char *addr;
 		int port;
 	} good[] = {
-		{ "127.0.0.1:9435", AF_INET, "127.0.0.1", 9435 },
-		{ "0.0.0.0:1", AF_INET, "0.0.0.0", 1 },
-		{ "[::1]:9435", AF_INET6, "::1", 9435 },
-		{ "[::]:65535", AF_INET6, "::", 65535 },
-		{ "[2001:db8::1]:80", AF_INET6, "2001:db8::1", 80 },
+		{"127.0.0.1:9435", AF_INET, "127.0.0.1", 9435},
+		{"0.0.0.0:1", AF_INET, "0.0.0.0", 1},
+		{"[::1]:9435", AF_INET6, "::1", 9435},
+		{"[::]:65535", AF_INET6, "::", 65535},
+		{"[2001:db8::1]:80", AF_INET6, "2001:db8::1", 80},
 	};
 	static const char *const bad[] = {
-		"", "9435", ":9435", "127.0.0.1", "127.0.0.1:", "127.0.0.1:0",
-		"127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1:+80",
-		"127.0.0.1:80x", "127.0.0.1: 80", "localhost:9435",
-		"::1:9435", "[::1]", "[::1]:", "[127.0.0.1]:80", "[::1:80",
-		"1.2.3:80", "127.0.0.1:0009435",
+		"",
+		"9435",
+		":9435",
+		"127.0.0.1",
+		"127.0.0.1:",
+		"127.0.0.1:0",
+		"127.0.0.1:65536",
+		"127.0.0.1:-1",
+		"127.0.0.1:+80",
+		"127.0.0.1:80x",
+		"127.0.0.1: 80",
+		"localhost:9435",
+		"::1:9435",
+		"[::1]",
+		"[::1]:",
+		"[127.0.0.1]:80",
+		"[::1:80",
+		"1.2.3:80",
+		"127.0.0.1:0009435",
 	};
 	struct sockaddr_storage ss;
 	char buf[INET6_ADDRSTRLEN];
@@ -56,8 +70,8 @@ static void test_parse_listen(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
-		assert_int_equal(exporter_parse_listen(good[i].s, &ss, &len,
-						       &why), 0);
+		assert_int_equal(
+			exporter_parse_listen(good[i].s, &ss, &len, &why), 0);
 		assert_int_equal(ss.ss_family, good[i].family);
 		if (good[i].family == AF_INET) {
 			struct sockaddr_in *in = (struct sockaddr_in *)&ss;
@@ -97,13 +111,13 @@ static int read_fake(void *ctx, struct metrics_snapshot *s)
 	return 0;
 }
 
-static const struct metrics_source fake = { read_fake, NULL };
+static const struct metrics_source fake = {read_fake, NULL};
 
 /* One request on a fresh connection; the whole answer, NUL-terminated. */
 static char *request(int family, const char *req)
 {
 	struct sockaddr_storage ss = {};
-	struct timeval tv = { 5, 0 };
+	struct timeval tv = {5, 0};
 	size_t len = 0, cap = 1 << 16;
 	char *buf = malloc(cap);
 	ssize_t n;
@@ -163,7 +177,7 @@ static struct exporter *running;
 
 static struct exporter *start(const char *listen)
 {
-	struct exporter_opts o = { .listen = listen };
+	struct exporter_opts o = {.listen = listen};
 
 	if (!in_own_netns)
 		skip();
@@ -189,8 +203,9 @@ static void test_get_metrics(void **state)
 	r = request(AF_INET, "GET /metrics HTTP/1.1\r\nHost: x\r\n"
 			     "Connection: close\r\n\r\n");
 	assert_int_equal(strncmp(r, "HTTP/1.1 200 ", 13), 0);
-	assert_non_null(strstr(r, "\r\nContent-Type: text/plain; version=0.0.4; "
-				  "charset=utf-8\r\n"));
+	assert_non_null(strstr(r,
+			       "\r\nContent-Type: text/plain; version=0.0.4; "
+			       "charset=utf-8\r\n"));
 	assert_non_null(strstr(r, "\r\n\r\n# HELP classifier_up "));
 	assert_non_null(strstr(r, "\nclassifier_up 1\n"));
 	assert_non_null(strstr(r, "{class=\"default\",name=\"default\","
@@ -218,8 +233,8 @@ static void test_head_has_no_body(void **state)
 
 static void test_other_methods_405(void **state)
 {
-	static const char *const methods[] = { "POST", "PUT", "DELETE",
-					       "OPTIONS", "PATCH", "BREW" };
+	static const char *const methods[] = {"POST",	 "PUT",	  "DELETE",
+					      "OPTIONS", "PATCH", "BREW"};
 	struct exporter *e = start(NULL);
 	char req[128], *r;
 	size_t i;
@@ -242,9 +257,9 @@ static void test_other_methods_405(void **state)
 
 static void test_other_paths_404(void **state)
 {
-	static const char *const paths[] = { "/", "/metrics/", "/metricsx",
-					     "/Metrics", "/favicon.ico",
-					     "/../metrics" };
+	static const char *const paths[] = {
+		"/",	    "/metrics/",    "/metricsx",
+		"/Metrics", "/favicon.ico", "/../metrics"};
 	struct exporter *e = start(NULL);
 	char req[128], *r;
 	size_t i;
@@ -252,7 +267,8 @@ static void test_other_paths_404(void **state)
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(paths); i++) {
 		snprintf(req, sizeof(req),
-			 "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+			 "GET %s HTTP/1.1\r\nHost: x\r\nConnection: "
+			 "close\r\n\r\n",
 			 paths[i]);
 		r = request(AF_INET, req);
 		if (strncmp(r, "HTTP/1.1 404 ", 13))
@@ -268,11 +284,10 @@ static void test_malformed_400(void **state)
 		const char *req;
 		bool closed; /* no request line to answer: just closed */
 	} cases[] = {
-		{ "GET\r\n\r\n", true },
-		{ "\x01\x02\x03\r\n\r\n", true },
-		{ "GET /metrics HTTP/1.1\r\n\r\n", false }, /* no Host */
-		{ "GET /metrics HTTP/1.1\r\nHost: x\r\nno colon\r\n\r\n",
-		  false },
+		{"GET\r\n\r\n", true},
+		{"\x01\x02\x03\r\n\r\n", true},
+		{"GET /metrics HTTP/1.1\r\n\r\n", false}, /* no Host */
+		{"GET /metrics HTTP/1.1\r\nHost: x\r\nno colon\r\n\r\n", false},
 	};
 	struct exporter *e = start(NULL);
 	size_t i;
@@ -281,8 +296,8 @@ static void test_malformed_400(void **state)
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		r = request(AF_INET, cases[i].req);
-		if (cases[i].closed ? *r != '\0' :
-				      strncmp(r, "HTTP/1.1 400 ", 13))
+		if (cases[i].closed ? *r != '\0'
+				    : strncmp(r, "HTTP/1.1 400 ", 13))
 			fail_msg("request %zu: \"%.40s\"", i, r);
 		free(r);
 	}
@@ -320,7 +335,7 @@ static void test_ipv6(void **state)
 
 static void test_port_in_use(void **state)
 {
-	struct exporter_opts o = { .listen = "127.0.0.1:9435" };
+	struct exporter_opts o = {.listen = "127.0.0.1:9435"};
 	struct exporter *e2;
 
 	(void)state;
@@ -334,7 +349,7 @@ static void test_port_in_use(void **state)
 
 static void test_bad_address(void **state)
 {
-	struct exporter_opts o = { .listen = "localhost:9435" };
+	struct exporter_opts o = {.listen = "localhost:9435"};
 	struct exporter *e;
 
 	(void)state;

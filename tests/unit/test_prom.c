@@ -44,20 +44,33 @@ static char *render(const struct metrics_snapshot *s)
 }
 
 static struct metrics_class classes[] = {
-	{ .idx = 0, .label = "default", .name = "default",
-	  .dir = { { 7, 700 }, { 0, 0 } } },
-	{ .idx = 1, .label = "1:10", .name = "web",
-	  .dir = { { 100, 12800 }, { 3, 192 } } },
+	{.idx = 0,
+	 .label = "default",
+	 .name = "default",
+	 .dir = {{7, 700}, {0, 0}}},
+	{.idx = 1,
+	 .label = "1:10",
+	 .name = "web",
+	 .dir = {{100, 12800}, {3, 192}}},
 };
 static struct metrics_attachment atts[] = {
-	{ .dev = "eth0", .hook = "egress", .mode = "tcx", .live = true,
-	  .prog_id = 42 },
-	{ .dev = "gone", .hook = "xdp", .mode = "unknown", .live = false,
-	  .prog_id = 43 },
+	{.dev = "eth0",
+	 .hook = "egress",
+	 .mode = "tcx",
+	 .live = true,
+	 .prog_id = 42},
+	{.dev = "gone",
+	 .hook = "xdp",
+	 .mode = "unknown",
+	 .live = false,
+	 .prog_id = 43},
 };
 static struct metrics_prog progs[] = {
-	{ .id = 42, .name = "cls_egress", .tag = "0123456789abcdef",
-	  .run_time_ns = 1500000123, .run_cnt = 1000 },
+	{.id = 42,
+	 .name = "cls_egress",
+	 .tag = "0123456789abcdef",
+	 .run_time_ns = 1500000123,
+	 .run_cnt = 1000},
 };
 
 /* Two classes, one table, two attachments: every part that exists today. */
@@ -71,11 +84,14 @@ static void small_snapshot(struct metrics_snapshot *s)
 	s->nr_classes = 2;
 	for (r = 0; r < CLS_R_MAX; r++)
 		s->unclassified[r].name = r == 0 ? "not_ip" : "truncated";
-	s->unclassified[0].count = (struct cls_counter){ 5, 300 };
-	s->table[METRICS_V4] = (struct metrics_table){
-		.available = true, .on = true, .in_use = true,
-		.groups = 131072, .groups_used = 12, .ask_trie = 0,
-		.bytes = 201330688 };
+	s->unclassified[0].count = (struct cls_counter){5, 300};
+	s->table[METRICS_V4] = (struct metrics_table){.available = true,
+						      .on = true,
+						      .in_use = true,
+						      .groups = 131072,
+						      .groups_used = 12,
+						      .ask_trie = 0,
+						      .bytes = 201330688};
 	s->att = atts;
 	s->nr_att = 2;
 	s->prog = progs;
@@ -90,67 +106,97 @@ static const char golden_head[] =
 	"# HELP classifier_up 1 if classifier's pinned state could be read.\n"
 	"# TYPE classifier_up gauge\n"
 	"classifier_up 1\n"
-	"# HELP classifier_build_info Version and build id of the binary reading the metrics.\n"
+	"# HELP classifier_build_info Version and build id of the binary "
+	"reading the metrics.\n"
 	"# TYPE classifier_build_info gauge\n"
 	"classifier_build_info{version=\"1.0\",build_id=\"\"} 1\n"
-	"# HELP classifier_stats_enabled 1 if per-class counting is on (classifier stats on|off).\n"
+	"# HELP classifier_stats_enabled 1 if per-class counting is on "
+	"(classifier stats on|off).\n"
 	"# TYPE classifier_stats_enabled gauge\n"
 	"classifier_stats_enabled 1\n"
-	"# HELP classifier_classes Classes defined, the default class included.\n"
+	"# HELP classifier_classes Classes defined, the default class "
+	"included.\n"
 	"# TYPE classifier_classes gauge\n"
 	"classifier_classes 2\n"
 	"# HELP classifier_classes_max Classes the maps have room for.\n"
 	"# TYPE classifier_classes_max gauge\n"
 	"classifier_classes_max 4096\n"
-	"# HELP classifier_class_packets_total Packets put in the class, by direction (egress: tc, by destination; ingress: XDP, by source).\n"
+	"# HELP classifier_class_packets_total Packets put in the class, by "
+	"direction (egress: tc, by destination; ingress: XDP, by source).\n"
 	"# TYPE classifier_class_packets_total counter\n"
-	"classifier_class_packets_total{class=\"default\",name=\"default\",direction=\"egress\"} 7\n"
-	"classifier_class_packets_total{class=\"default\",name=\"default\",direction=\"ingress\"} 0\n"
-	"classifier_class_packets_total{class=\"1:10\",name=\"web\",direction=\"egress\"} 100\n"
-	"classifier_class_packets_total{class=\"1:10\",name=\"web\",direction=\"ingress\"} 3\n"
-	"# HELP classifier_class_bytes_total Bytes of the packets put in the class, by direction.\n"
+	"classifier_class_packets_total{class=\"default\",name=\"default\","
+	"direction=\"egress\"} 7\n"
+	"classifier_class_packets_total{class=\"default\",name=\"default\","
+	"direction=\"ingress\"} 0\n"
+	"classifier_class_packets_total{class=\"1:10\",name=\"web\",direction="
+	"\"egress\"} 100\n"
+	"classifier_class_packets_total{class=\"1:10\",name=\"web\",direction="
+	"\"ingress\"} 3\n"
+	"# HELP classifier_class_bytes_total Bytes of the packets put in the "
+	"class, by direction.\n"
 	"# TYPE classifier_class_bytes_total counter\n"
-	"classifier_class_bytes_total{class=\"default\",name=\"default\",direction=\"egress\"} 700\n"
-	"classifier_class_bytes_total{class=\"default\",name=\"default\",direction=\"ingress\"} 0\n"
-	"classifier_class_bytes_total{class=\"1:10\",name=\"web\",direction=\"egress\"} 12800\n"
-	"classifier_class_bytes_total{class=\"1:10\",name=\"web\",direction=\"ingress\"} 192\n";
+	"classifier_class_bytes_total{class=\"default\",name=\"default\","
+	"direction=\"egress\"} 700\n"
+	"classifier_class_bytes_total{class=\"default\",name=\"default\","
+	"direction=\"ingress\"} 0\n"
+	"classifier_class_bytes_total{class=\"1:10\",name=\"web\",direction="
+	"\"egress\"} 12800\n"
+	"classifier_class_bytes_total{class=\"1:10\",name=\"web\",direction="
+	"\"ingress\"} 192\n";
 
 static const char golden_tail[] =
-	"# HELP classifier_table_enabled 1 if the lookup table (IPv4: DIR-24-8) exists.\n"
+	"# HELP classifier_table_enabled 1 if the lookup table (IPv4: "
+	"DIR-24-8) exists.\n"
 	"# TYPE classifier_table_enabled gauge\n"
 	"classifier_table_enabled{family=\"ipv4\"} 1\n"
-	"# HELP classifier_table_in_use 1 if packets use the table (0: the trie answers, e.g. during a rebuild).\n"
+	"# HELP classifier_table_in_use 1 if packets use the table (0: the "
+	"trie answers, e.g. during a rebuild).\n"
 	"# TYPE classifier_table_in_use gauge\n"
 	"classifier_table_in_use{family=\"ipv4\"} 1\n"
-	"# HELP classifier_table_groups Second-level groups the table has room for.\n"
+	"# HELP classifier_table_groups Second-level groups the table has room "
+	"for.\n"
 	"# TYPE classifier_table_groups gauge\n"
 	"classifier_table_groups{family=\"ipv4\"} 131072\n"
 	"# HELP classifier_table_groups_used Second-level groups in use.\n"
 	"# TYPE classifier_table_groups_used gauge\n"
 	"classifier_table_groups_used{family=\"ipv4\"} 12\n"
-	"# HELP classifier_table_trie_fallbacks First-level entries (IPv4: /24s) left to the trie for want of a group.\n"
+	"# HELP classifier_table_trie_fallbacks First-level entries (IPv4: "
+	"/24s) left to the trie for want of a group.\n"
 	"# TYPE classifier_table_trie_fallbacks gauge\n"
 	"classifier_table_trie_fallbacks{family=\"ipv4\"} 0\n"
 	"# HELP classifier_table_memory_bytes Size of the table's map.\n"
 	"# TYPE classifier_table_memory_bytes gauge\n"
 	"classifier_table_memory_bytes{family=\"ipv4\"} 201330688\n"
-	"# HELP classifier_attachment_up Attachments of classifier's programs: 1 if the device exists, 0 if the attachment outlived it.\n"
+	"# HELP classifier_attachment_up Attachments of classifier's programs: "
+	"1 if the device exists, 0 if the attachment outlived it.\n"
 	"# TYPE classifier_attachment_up gauge\n"
-	"classifier_attachment_up{dev=\"eth0\",hook=\"egress\",mode=\"tcx\",prog_id=\"42\"} 1\n"
-	"classifier_attachment_up{dev=\"gone\",hook=\"xdp\",mode=\"unknown\",prog_id=\"43\"} 0\n"
-	"# HELP classifier_program_info Attached programs: id, name and the kernel's tag (a hash of the instructions).\n"
+	"classifier_attachment_up{dev=\"eth0\",hook=\"egress\",mode=\"tcx\","
+	"prog_id=\"42\"} 1\n"
+	"classifier_attachment_up{dev=\"gone\",hook=\"xdp\",mode=\"unknown\","
+	"prog_id=\"43\"} 0\n"
+	"# HELP classifier_program_info Attached programs: id, name and the "
+	"kernel's tag (a hash of the instructions).\n"
 	"# TYPE classifier_program_info gauge\n"
-	"classifier_program_info{prog_id=\"42\",name=\"cls_egress\",tag=\"0123456789abcdef\"} 1\n"
-	"# HELP classifier_kernel_bpf_stats_enabled 1 if sysctl kernel.bpf_stats_enabled is on (the kernel counts programs' run time).\n"
+	"classifier_program_info{prog_id=\"42\",name=\"cls_egress\",tag="
+	"\"0123456789abcdef\"} 1\n"
+	"# HELP classifier_kernel_bpf_stats_enabled 1 if sysctl "
+	"kernel.bpf_stats_enabled is on (the kernel counts programs' run "
+	"time).\n"
 	"# TYPE classifier_kernel_bpf_stats_enabled gauge\n"
 	"classifier_kernel_bpf_stats_enabled 1\n"
-	"# HELP classifier_program_run_time_seconds_total Time the kernel spent running the program, counted while its BPF run-time accounting was on.\n"
+	"# HELP classifier_program_run_time_seconds_total Time the kernel "
+	"spent running the program, counted while its BPF run-time accounting "
+	"was on.\n"
 	"# TYPE classifier_program_run_time_seconds_total counter\n"
-	"classifier_program_run_time_seconds_total{prog_id=\"42\",name=\"cls_egress\"} 1.500000123\n"
-	"# HELP classifier_program_runs_total Runs of the program, counted while its BPF run-time accounting was on.\n"
+	"classifier_program_run_time_seconds_total{prog_id=\"42\",name=\"cls_"
+	"egress\"} 1.500000123\n"
+	"# HELP classifier_program_runs_total Runs of the program, counted "
+	"while its BPF run-time accounting was on.\n"
 	"# TYPE classifier_program_runs_total counter\n"
-	"classifier_program_runs_total{prog_id=\"42\",name=\"cls_egress\"} 1000\n"
-	"# HELP classifier_collect_duration_seconds Time taken to read this snapshot of the maps.\n"
+	"classifier_program_runs_total{prog_id=\"42\",name=\"cls_egress\"} "
+	"1000\n"
+	"# HELP classifier_collect_duration_seconds Time taken to read this "
+	"snapshot of the maps.\n"
 	"# TYPE classifier_collect_duration_seconds gauge\n"
 	"classifier_collect_duration_seconds 0.001234567\n";
 
@@ -163,7 +209,8 @@ static void test_golden_small_snapshot(void **state)
 	small_snapshot(&s);
 	out = render(&s);
 	assert_memory_equal(out, golden_head, strlen(golden_head));
-	/* Reasons come from cls_reason_name(): their lines are checked below. */
+	/* Reasons come from cls_reason_name(): their lines are checked below.
+	 */
 	assert_non_null(strstr(out, "classifier_unclassified_packets_total"
 				    "{reason=\"not_ip\"} 5\n"));
 	assert_non_null(strstr(out, "classifier_unclassified_bytes_total"
@@ -176,9 +223,11 @@ static void test_golden_small_snapshot(void **state)
 
 static void test_label_values_escaped(void **state)
 {
-	struct metrics_attachment odd = { .dev = "a\"b\\c\nd", .hook = "egress",
-					  .mode = "tc", .live = true,
-					  .prog_id = 1 };
+	struct metrics_attachment odd = {.dev = "a\"b\\c\nd",
+					 .hook = "egress",
+					 .mode = "tc",
+					 .live = true,
+					 .prog_id = 1};
 	struct metrics_snapshot s;
 	char *out;
 
@@ -187,15 +236,16 @@ static void test_label_values_escaped(void **state)
 	s.att = &odd;
 	s.nr_att = 1;
 	out = render(&s);
-	assert_non_null(strstr(out, "classifier_attachment_up{dev=\"a\\\"b\\\\c\\nd\","
-				    "hook=\"egress\",mode=\"tc\",prog_id=\"1\"} 1\n"));
+	assert_non_null(
+		strstr(out, "classifier_attachment_up{dev=\"a\\\"b\\\\c\\nd\","
+			    "hook=\"egress\",mode=\"tc\",prog_id=\"1\"} 1\n"));
 	free(out);
 }
 
 /* No line may end inside a label, whatever the names hold. */
 static void test_every_line_well_formed(void **state)
 {
-	struct metrics_class c = { .idx = 2, .label = "1:20", .name = "x\ny" };
+	struct metrics_class c = {.idx = 2, .label = "1:20", .name = "x\ny"};
 	struct metrics_snapshot s;
 	char *out, *line, *save;
 
@@ -222,7 +272,7 @@ static void test_every_line_well_formed(void **state)
 
 static void test_run_time_needs_accounting(void **state)
 {
-	struct metrics_prog idle = { .id = 42, .name = "cls_egress" };
+	struct metrics_prog idle = {.id = 42, .name = "cls_egress"};
 	struct metrics_snapshot s;
 	char *out;
 
@@ -240,8 +290,9 @@ static void test_run_time_needs_accounting(void **state)
 	idle.run_cnt = 9;
 	idle.run_time_ns = 90;
 	out = render(&s);
-	assert_non_null(strstr(out, "classifier_program_runs_total"
-				    "{prog_id=\"42\",name=\"cls_egress\"} 9\n"));
+	assert_non_null(strstr(out,
+			       "classifier_program_runs_total"
+			       "{prog_id=\"42\",name=\"cls_egress\"} 9\n"));
 	assert_non_null(strstr(out, "{prog_id=\"42\",name=\"cls_egress\"} "
 				    "0.000000090\n"));
 	free(out);
@@ -275,16 +326,25 @@ static void test_future_parts_present(void **state)
 	s.routes.n[METRICS_V6][METRICS_SYNCED] = 20;
 	s.layout.available = true;
 	s.layout.version = 4;
-	s.sync = (struct metrics_sync){ .available = true, .running = true,
-					.routes = 20, .last_resync = 1700000000,
-					.lag_ms = 1500 };
+	s.sync = (struct metrics_sync){.available = true,
+				       .running = true,
+				       .routes = 20,
+				       .last_resync = 1700000000,
+				       .lag_ms = 1500};
 	out = render(&s);
-	assert_non_null(strstr(out, "classifier_routes{family=\"ipv4\",source=\"hand\"} 10\n"));
-	assert_non_null(strstr(out, "classifier_routes{family=\"ipv6\",source=\"sync\"} 20\n"));
+	assert_non_null(strstr(
+		out,
+		"classifier_routes{family=\"ipv4\",source=\"hand\"} 10\n"));
+	assert_non_null(strstr(
+		out,
+		"classifier_routes{family=\"ipv6\",source=\"sync\"} 20\n"));
 	assert_non_null(strstr(out, "classifier_layout_version 4\n"));
 	assert_non_null(strstr(out, "classifier_sync_up 1\n"));
-	assert_non_null(strstr(out, "classifier_sync_last_resync_timestamp_seconds 1700000000\n"));
-	assert_non_null(strstr(out, "classifier_sync_lag_seconds 1.500000000\n"));
+	assert_non_null(strstr(
+		out,
+		"classifier_sync_last_resync_timestamp_seconds 1700000000\n"));
+	assert_non_null(
+		strstr(out, "classifier_sync_lag_seconds 1.500000000\n"));
 	free(out);
 }
 
@@ -297,7 +357,8 @@ static void test_down(void **state)
 	open_capture(&c);
 	assert_int_equal(prom_write_down(c.f), 0);
 	out = close_capture(&c);
-	assert_string_equal(out, "# HELP classifier_up 1 if classifier's pinned state could be read.\n"
+	assert_string_equal(out, "# HELP classifier_up 1 if classifier's "
+				 "pinned state could be read.\n"
 				 "# TYPE classifier_up gauge\n"
 				 "classifier_up 0\n");
 	free(out);
@@ -316,8 +377,10 @@ static void test_many_classes(void **state)
 	assert_non_null(s.classes);
 	for (i = 0; i < CLS_MAX_CLASSES; i++) {
 		s.classes[i].idx = i;
-		snprintf(s.classes[i].label, sizeof(s.classes[i].label), "1:%zx", i);
-		snprintf(s.classes[i].name, sizeof(s.classes[i].name), "class_%zu", i);
+		snprintf(s.classes[i].label, sizeof(s.classes[i].label),
+			 "1:%zx", i);
+		snprintf(s.classes[i].name, sizeof(s.classes[i].name),
+			 "class_%zu", i);
 		s.classes[i].dir[METRICS_EGRESS].packets = i * 1000003ULL;
 	}
 	s.nr_classes = CLS_MAX_CLASSES;

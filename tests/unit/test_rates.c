@@ -13,7 +13,7 @@
 #include "metrics/watch.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define SEC 1000000000ULL
+#define SEC	      1000000000ULL
 
 static void set_class(struct metrics_class *c, __u32 idx, const char *label,
 		      __u64 eg_pkts, __u64 eg_bytes, __u64 in_pkts)
@@ -22,8 +22,8 @@ static void set_class(struct metrics_class *c, __u32 idx, const char *label,
 	c->idx = idx;
 	snprintf(c->label, sizeof(c->label), "%s", label);
 	snprintf(c->name, sizeof(c->name), "n%u", idx);
-	c->dir[METRICS_EGRESS] = (struct cls_counter){ eg_pkts, eg_bytes };
-	c->dir[METRICS_INGRESS] = (struct cls_counter){ in_pkts, in_pkts * 100 };
+	c->dir[METRICS_EGRESS] = (struct cls_counter){eg_pkts, eg_bytes};
+	c->dir[METRICS_INGRESS] = (struct cls_counter){in_pkts, in_pkts * 100};
 }
 
 static void snap(struct metrics_snapshot *s, struct metrics_class *c, size_t n)
@@ -35,8 +35,7 @@ static void snap(struct metrics_snapshot *s, struct metrics_class *c, size_t n)
 }
 
 /* The rows' class indices, in order. */
-static void assert_order(const struct rate_row *rows, __u32 a, __u32 b,
-			 __u32 c)
+static void assert_order(const struct rate_row *rows, __u32 a, __u32 b, __u32 c)
 {
 	assert_int_equal(rows[0].c->idx, a);
 	assert_int_equal(rows[1].c->idx, b);
@@ -85,7 +84,7 @@ static void test_new_class_and_reset_count_from_zero(void **state)
 	set_class(&a[0], 0, "default", 1000, 100000, 0);
 	set_class(&a[1], 2, "1:20", 50, 5000, 0);
 	set_class(&b[0], 0, "default", 4, 400, 0); /* stats reset */
-	set_class(&b[1], 1, "1:10", 7, 700, 0);    /* new */
+	set_class(&b[1], 1, "1:10", 7, 700, 0);	   /* new */
 	set_class(&b[2], 2, "1:20", 60, 6000, 0);
 	snap(&prev, a, 2);
 	snap(&cur, b, 3);
@@ -170,10 +169,10 @@ static void test_si(void **state)
 		double v;
 		const char *want;
 	} cases[] = {
-		{ 0, "0" },	       { 999, "999" },	  { 999.4, "999" },
-		{ 999.6, "1.00k" },    { 1234, "1.23k" }, { 12345, "12.3k" },
-		{ 123456, "123k" },    { 1e6, "1.00M" },  { 9.87654e9, "9.88G" },
-		{ 4.2e13, "42.0T" },   { 1e21, "1000E" },
+		{0, "0"},	   {999, "999"},    {999.4, "999"},
+		{999.6, "1.00k"},  {1234, "1.23k"}, {12345, "12.3k"},
+		{123456, "123k"},  {1e6, "1.00M"},  {9.87654e9, "9.88G"},
+		{4.2e13, "42.0T"}, {1e21, "1000E"},
 	};
 	char buf[16];
 	size_t i;
@@ -326,13 +325,18 @@ static void test_json_line(void **state)
 	assert_int_equal(fclose(f), 0);
 	assert_string_equal(
 		buf,
-		"{\"time\":1700000000,\"interval_ms\":1000,\"stats_enabled\":true,"
+		"{\"time\":1700000000,\"interval_ms\":1000,\"stats_enabled\":"
+		"true,"
 		"\"total\":{\"packets_per_second\":11,\"bits_per_second\":8800,"
 		"\"unclassified_packets_per_second\":0},\"classes\":["
-		"{\"class\":\"1:10\",\"name\":\"n1\",\"index\":1,\"packets\":10,"
-		"\"bytes\":1000,\"packets_per_second\":10,\"bits_per_second\":8000},"
-		"{\"class\":\"default\",\"name\":\"n0\",\"index\":0,\"packets\":1,"
-		"\"bytes\":100,\"packets_per_second\":1,\"bits_per_second\":800}]}\n");
+		"{\"class\":\"1:10\",\"name\":\"n1\",\"index\":1,\"packets\":"
+		"10,"
+		"\"bytes\":1000,\"packets_per_second\":10,\"bits_per_second\":"
+		"8000},"
+		"{\"class\":\"default\",\"name\":\"n0\",\"index\":0,"
+		"\"packets\":1,"
+		"\"bytes\":100,\"packets_per_second\":1,\"bits_per_second\":"
+		"800}]}\n");
 	free(buf);
 }
 
