@@ -321,8 +321,9 @@ static enum step on_signal(struct view *v, int sfd, int *err)
 		/* Stop with the terminal as we found it; redraw on return. */
 		term_leave(&v->term);
 		raise(SIGSTOP);
-		if (!v->json)
-			*err = term_enter(&v->term);
+		if (v->json)
+			return STEP_TICK;
+		*err = term_enter(&v->term);
 		return *err ? STEP_QUIT : STEP_REDRAW;
 	case SIGCONT:
 		return STEP_TICK;
