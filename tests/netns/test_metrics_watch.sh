@@ -51,6 +51,7 @@ run_watch()
 	tm send-keys -t w "$(metrics_watch_cmd 0.5); echo \$? >$WORK/rc" Enter
 	traffic
 	# a row is "CLASS NAME PKT/S BIT/S PACKETS BYTES"
+	# shellcheck disable=SC2016 # an awk program
 	wait_screen "web and bulk moving, web first" awk '
 		$1 == "1:10" && $3 != "0" && $3 != "-" { web = NR }
 		$1 == "1:20" && $3 != "0" && $3 != "-" { bulk = NR }
@@ -101,6 +102,7 @@ expect_eq "alternate screen after fg" "$(pane '#{alternate_on}')" 1
 
 # a smaller window: redrawn within it, the rest counted
 tm resize-window -t w -x 50 -y 7
+# shellcheck disable=SC2016 # an awk program
 wait_screen "frame cut to 50x7" awk '
 	length($0) > 50 { bad = 1 } /^\.\.\. 2 more/ { more = 1 }
 	END { exit bad || !more || NR > 7 }'
