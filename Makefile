@@ -166,4 +166,5 @@ $(OUTPUT)/tests/tcnl_test: tests/tcnl/tcnl_test.c loader/tc_netlink.c \
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) tests/tcnl/tcnl_test.c \
 		loader/tc_netlink.c $(UTIL_OBJS) -lmnl -lbpf -o $@
 
+include metrics/metrics.mk
 include deploy/install.mk

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Fill a snapshot from the pinned maps.  What it costs, whatever the
+ * number of classes: the counters are summed from the stats map's mmap,
+ * the class arrays come in one batched read each, and only the attached
+ * programs cost a syscall or two apiece.  No syscall per class.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "loader/loader.h"
+#include "maps/maps.h"
+#include "metrics/collect.h"
+
+#define BPF_STATS_SYSCTL "/proc/sys/kernel/bpf_stats_enabled"
+
+static __u64 now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int collect_classes(struct cls_maps *m, struct metrics_snapshot *s)
+{
+	struct cls_class_entry *e;
+	struct metrics_class *c;
+	size_t n, i;
+	int err;
+
+	err = cls_class_dump(m, &e, &n);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		c = &s->classes[i];
+		c->idx = e[i].idx;
+		if (e[i].idx == CLS_DEFAULT_CLASS)
+			snprintf(c->label, sizeof(c->label), "default");
+		else
+			format_classid(e[i].cls.classid, c->label,
+				       sizeof(c->label));
+		memcpy(c->name, e[i].meta.name, sizeof(c->name));
+		c->dir[METRICS_EGRESS] =
+			cls_stats_sum(m, CLS_STATS_EGRESS_BASE + e[i].idx);
+		c->dir[METRICS_INGRESS] =
+			cls_stats_sum(m, CLS_STATS_INGRESS_BASE + e[i].idx);
+	}
+	s->nr_classes = n;
+	free(e);
+	return 0;
+}
+
+static void collect_reasons(struct cls_maps *m, struct metrics_snapshot *s)
+{
+	int r;
+
+	for (r = 0; r < CLS_R_MAX; r++) {
+		s->unclassified[r].name = cls_reason_name(r);
+		s->unclassified[r].count =
+			cls_stats_sum(m, CLS_STATS_REASON_BASE + r);
+	}
+}
+
+static int collect_v4_table(struct cls_maps *m, const struct cls_config *cfg,
+			    struct metrics_table *t)
+{
+	int err = cls_dir24_map(m);
+
+	if (err)
+		return err;
+	t->available = true;
+	t->on = m->dir24.on;
+	t->in_use = t->on && cfg->lookup_mode == CLS_LOOKUP_DIR24;
+	t->groups = m->dir24.groups;
+	t->groups_used = m->dir24.hdr->used;
+	t->ask_trie = m->dir24.hdr->ask_trie;
+	t->bytes = m->dir24_len;
+	return 0;
+}
+
+/* How an XDP program of ours is attached, asked of the device itself. */
+static const char *xdp_mode(const struct cls_attachment *a)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+	/* The ifindex may be another namespace's: trust only our prog id. */
+	if (!a->ifindex || bpf_xdp_query(a->ifindex, 0, &q))
+		return "unknown";
+	if (q.drv_prog_id == a->prog_id)
+		return "native";
+	if (q.skb_prog_id == a->prog_id)
+		return "generic";
+	if (q.hw_prog_id == a->prog_id)
+		return "offload";
+	return "unknown";
+}
+
+static void add_prog(struct metrics_snapshot *s, __u32 id)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	struct metrics_prog *p;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < s->nr_prog; i++)
+		if (s->prog[i].id == id)
+			return;
+	/* A program replaced since the attachment was read is just gone. */
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0)
+		return;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		goto out;
+	p = &s->prog[s->nr_prog++];
+	memset(p, 0, sizeof(*p));
+	p->id = id;
+	snprintf(p->name, sizeof(p->name), "%.*s", (int)sizeof(info.name),
+		 info.name);
+	for (i = 0; i < BPF_TAG_SIZE; i++)
+		snprintf(p->tag + 2 * i, 3, "%02x", info.tag[i]);
+	p->run_time_ns = info.run_time_ns;
+	p->run_cnt = info.run_cnt;
+out:
+	close(fd);
+}
+
+static int collect_attachments(struct cls_maps *m, struct metrics_snapshot *s)
+{
+	struct metrics_attachment *d;
+	struct cls_attachment *a;
+	size_t n, i;
+	int err;
+
+	s->nr_att = s->nr_prog = 0;
+	err = cls_attachments(m->root, &a, &n);
+	if (err)
+		return err;
+	err = metrics_snapshot_reserve_att(s, n);
+	for (i = 0; !err && i < n; i++) {
+		d = &s->att[s->nr_att++];
+		snprintf(d->dev, sizeof(d->dev), "%s", a[i].ifname);
+		d->live = !a[i].defunct;
+		d->prog_id = a[i].prog_id;
+		if (a[i].hook == CLS_HOOK_XDP) {
+			d->hook = "xdp";
+			d->mode = xdp_mode(&a[i]);
+		} else {
+			d->hook = "egress";
+			d->mode = a[i].tcx ? "tcx" : "tc";
+		}
+		if (d->prog_id)
+			add_prog(s, d->prog_id);
+	}
+	free(a);
+	return err;
+}
+
+/* kernel.bpf_stats_enabled: programs' run time is only counted when set. */
+static void collect_bpf_stats(struct metrics_snapshot *s)
+{
+	char c = 0;
+	int fd = open(BPF_STATS_SYSCTL, O_RDONLY | O_CLOEXEC);
+
+	s->bpf_stats.known = fd >= 0 && read(fd, &c, 1) == 1;
+	s->bpf_stats.on = s->bpf_stats.known && c != '0';
+	if (fd >= 0)
+		close(fd);
+}
+
+int metrics_collect(struct cls_maps *m, struct metrics_snapshot *s)
+{
+	__u64 start = now_ns(CLOCK_MONOTONIC);
+	struct cls_config cfg;
+	int err;
+
+	s->time_ns = now_ns(CLOCK_REALTIME);
+	s->nr_cpus = m->nr_cpus;
+	err = cls_get_config(m, &cfg);
+	if (!err)
+		err = cls_stats_map(m);
+	if (err)
+		return err;
+	s->stats_on = cfg.stats_on;
+	err = collect_classes(m, s);
+	if (err)
+		return err;
+	collect_reasons(m, s);
+	err = collect_v4_table(m, &cfg, &s->table[METRICS_V4]);
+	if (err)
+		return err;
+	/* Not in this layout yet: no IPv6 table, route counts, sync state. */
+	s->table[METRICS_V6].available = false;
+	s->routes.available = false;
+	s->layout.available = false;
+	s->sync.available = false;
+	err = collect_attachments(m, s);
+	if (err)
+		return err;
+	collect_bpf_stats(s);
+	s->collect_ns = now_ns(CLOCK_MONOTONIC) - start;
+	return 0;
+}
+
+int metrics_collect_pinned(const char *root, struct metrics_snapshot *s)
+{
+	__u64 start = now_ns(CLOCK_MONOTONIC);
+	struct cls_maps m;
+	int err;
+
+	err = cls_maps_open(&m, root);
+	if (err)
+		return err;
+	err = metrics_collect(&m, s);
+	cls_maps_close(&m);
+	s->collect_ns = now_ns(CLOCK_MONOTONIC) - start;
+	return err;
+}
