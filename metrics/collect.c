@@ -2,11 +2,13 @@
 /*
  * Fill a snapshot from the pinned maps.  What it costs, whatever the
  * number of classes: the counters are summed from the stats map's mmap,
- * the class arrays come in one batched read each, and only the attached
- * programs cost a syscall or two apiece.  No syscall per class.
+ * the class catalogue comes in one batched read per array, the state
+ * (layout, route counts, sync status) is one element; only the attached
+ * programs cost a few syscalls apiece.  No syscall per class.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/version.h"
 #include "loader/loader.h"
 #include "maps/maps.h"
 #include "metrics/collect.h"
@@ -30,24 +33,25 @@ static __u64 now_ns(clockid_t clk)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+static void build_id_hex(__u64 id, char buf[METRICS_BUILD_ID_LEN])
+{
+	snprintf(buf, METRICS_BUILD_ID_LEN, "%016llx", (unsigned long long)id);
+}
+
 static int collect_classes(struct cls_maps *m, struct metrics_snapshot *s)
 {
-	struct cls_class_entry *e;
+	const struct cls_class_entry *e;
 	struct metrics_class *c;
 	size_t n, i;
 	int err;
 
-	err = cls_class_dump(m, &e, &n);
+	err = cls_classes(m, &e, &n);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
 		c = &s->classes[i];
 		c->idx = e[i].idx;
-		if (e[i].idx == CLS_DEFAULT_CLASS)
-			snprintf(c->label, sizeof(c->label), "default");
-		else
-			format_classid(e[i].cls.classid, c->label,
-				       sizeof(c->label));
+		cls_class_label(&e[i], c->label, sizeof(c->label));
 		memcpy(c->name, e[i].meta.name, sizeof(c->name));
 		c->dir[METRICS_EGRESS] =
 			cls_stats_sum(m, CLS_STATS_EGRESS_BASE + e[i].idx);
@@ -55,7 +59,6 @@ static int collect_classes(struct cls_maps *m, struct metrics_snapshot *s)
 			cls_stats_sum(m, CLS_STATS_INGRESS_BASE + e[i].idx);
 	}
 	s->nr_classes = n;
-	free(e);
 	return 0;
 }
 
@@ -70,21 +73,59 @@ static void collect_reasons(struct cls_maps *m, struct metrics_snapshot *s)
 	}
 }
 
-static int collect_v4_table(struct cls_maps *m, const struct cls_config *cfg,
-			    struct metrics_table *t)
+static int collect_routes(struct cls_maps *m, struct metrics_snapshot *s)
 {
-	int err = cls_dir24_map(m);
+	__u32 n[2][2];
+	int fam, src, err;
 
+	err = cls_route_counts(m, n);
+	if (err)
+		return err;
+	for (fam = 0; fam < METRICS_NR_FAMILIES; fam++)
+		for (src = 0; src < METRICS_NR_SOURCES; src++)
+			s->routes[fam][src] = n[fam][src];
+	return 0;
+}
+
+/*
+ * The live table is reached through its slot by map id, which the kernel
+ * grants only with CAP_SYS_ADMIN: without it the table is left out, the
+ * rest of the snapshot stands.
+ */
+static int collect_v4_table(struct cls_maps *m, struct metrics_table *t)
+{
+	struct cls_table_info info;
+	int err = cls_table_info(m, &info);
+
+	memset(t, 0, sizeof(*t));
+	if (err == -EPERM)
+		return 0;
 	if (err)
 		return err;
 	t->available = true;
-	t->on = m->dir24.on;
-	t->in_use = t->on && cfg->lookup_mode == CLS_LOOKUP_DIR24;
-	t->groups = m->dir24.groups;
-	t->groups_used = m->dir24.hdr->used;
-	t->ask_trie = m->dir24.hdr->ask_trie;
-	t->bytes = m->dir24_len;
+	t->on = info.on;
+	t->groups = info.groups;
+	t->groups_used = info.used;
+	t->ask_trie = info.ask_trie;
+	t->bytes = info.bytes;
 	return 0;
+}
+
+static void collect_sync(const struct cls_sync_status *y,
+			 struct metrics_sync *s)
+{
+	memset(s, 0, sizeof(*s));
+	/* As `classifier status` tells: the pid is cleared on a clean exit. */
+	s->running = y->pid && !kill(y->pid, 0);
+	if (!s->running)
+		return;
+	s->routes = y->routes;
+	s->shadowed = y->shadowed;
+	s->errors = y->errors;
+	s->events = y->events;
+	s->started = y->started;
+	s->last_resync = y->last_resync;
+	s->lag_us = y->lag_us;
 }
 
 /* How an XDP program of ours is attached, asked of the device itself. */
@@ -104,18 +145,22 @@ static const char *xdp_mode(const struct cls_attachment *a)
 	return "unknown";
 }
 
+/*
+ * A program by id needs CAP_SYS_ADMIN; without it (or if the program was
+ * replaced since its attachment was read) it is not listed.
+ */
 static void add_prog(struct metrics_snapshot *s, __u32 id)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
 	struct metrics_prog *p;
+	__u64 build;
 	size_t i;
 	int fd;
 
 	for (i = 0; i < s->nr_prog; i++)
 		if (s->prog[i].id == id)
 			return;
-	/* A program replaced since the attachment was read is just gone. */
 	fd = bpf_prog_get_fd_by_id(id);
 	if (fd < 0)
 		return;
@@ -130,6 +175,8 @@ static void add_prog(struct metrics_snapshot *s, __u32 id)
 		snprintf(p->tag + 2 * i, 3, "%02x", info.tag[i]);
 	p->run_time_ns = info.run_time_ns;
 	p->run_cnt = info.run_cnt;
+	if (!cls_prog_build_id(id, &build))
+		build_id_hex(build, p->build_id);
 out:
 	close(fd);
 }
@@ -180,48 +227,50 @@ static void collect_bpf_stats(struct metrics_snapshot *s)
 int metrics_collect(struct cls_maps *m, struct metrics_snapshot *s)
 {
 	__u64 start = now_ns(CLOCK_MONOTONIC);
-	struct cls_config cfg;
+	struct cls_state st;
 	int err;
 
 	s->time_ns = now_ns(CLOCK_REALTIME);
 	s->nr_cpus = m->nr_cpus;
-	err = cls_get_config(m, &cfg);
+	s->version = CLS_VERSION;
+	build_id_hex(cls_build_id(), s->build_id);
+	err = cls_stats_map(m);
 	if (!err)
-		err = cls_stats_map(m);
-	if (err)
-		return err;
-	s->stats_on = cfg.stats_on;
-	err = collect_classes(m, s);
+		err = cls_stats_get_enabled(m, &s->stats_on);
+	if (!err)
+		err = collect_classes(m, s);
+	if (!err)
+		err = cls_state_read(m, &st);
+	if (!err)
+		err = collect_routes(m, s);
+	if (!err)
+		err = collect_v4_table(m, &s->table[METRICS_V4]);
+	if (!err)
+		err = collect_attachments(m, s);
 	if (err)
 		return err;
 	collect_reasons(m, s);
-	err = collect_v4_table(m, &cfg, &s->table[METRICS_V4]);
-	if (err)
-		return err;
-	/* Not in this layout yet: no IPv6 table, route counts, sync state. */
-	s->table[METRICS_V6].available = false;
-	s->routes.available = false;
-	s->layout.available = false;
-	s->sync.available = false;
-	err = collect_attachments(m, s);
-	if (err)
-		return err;
+	s->layout = st.layout;
+	collect_sync(&st.sync, &s->sync);
+	/* No IPv6 table in this layout. */
+	memset(&s->table[METRICS_V6], 0, sizeof(s->table[METRICS_V6]));
 	collect_bpf_stats(s);
 	s->collect_ns = now_ns(CLOCK_MONOTONIC) - start;
 	return 0;
 }
 
-int metrics_collect_pinned(const char *root, struct metrics_snapshot *s)
+int metrics_collect_pinned(const char *bpffs, struct metrics_snapshot *s)
 {
+	struct cls_open_opts o = {.bpffs = bpffs};
 	__u64 start = now_ns(CLOCK_MONOTONIC);
 	struct cls_maps m;
 	int err;
 
-	err = cls_maps_open(&m, root);
+	err = cls_open(&m, &o);
 	if (err)
 		return err;
 	err = metrics_collect(&m, s);
-	cls_maps_close(&m);
+	cls_close(&m);
 	s->collect_ns = now_ns(CLOCK_MONOTONIC) - start;
 	return err;
 }

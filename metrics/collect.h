@@ -8,18 +8,19 @@
 struct cls_maps;
 
 /*
- * Fill s (metrics_snapshot_init()ed) from maps opened with cls_maps_open();
- * maps the counters on first use.  version and build_id are left to the
- * caller.  0 or a negative errno.
+ * Fill s (metrics_snapshot_init()ed) from an open handle (read-only is
+ * enough); maps the counters on first use.  0 or a negative errno.
  */
 int metrics_collect(struct cls_maps *m, struct metrics_snapshot *s);
 
 /*
- * The same from the pins under root (<bpffs>/classifier), opened and closed
- * around the read: what a long-running reader uses, so that maps replaced
- * meanwhile (table on/off, purge and setup) are followed.  -ENOENT when
- * nothing is pinned there.
+ * The same from the pins under bpffs (NULL: the default), opened
+ * read-only and closed around the read: what a long-running reader uses,
+ * so that whatever replaces maps meanwhile (route load, table on|off,
+ * upgrade, purge and setup again) is followed.  -ENOENT when nothing is
+ * pinned there; other errors of cls_open() leave their reason in
+ * cls_open_error().
  */
-int metrics_collect_pinned(const char *root, struct metrics_snapshot *s);
+int metrics_collect_pinned(const char *bpffs, struct metrics_snapshot *s);
 
 #endif

@@ -34,8 +34,13 @@ int exporter_parse_listen(const char *s, struct sockaddr_storage *ss,
 struct exporter;
 /*
  * Listen and serve from a thread of the library's; returns once the
- * socket listens.  src->read is called from that thread only, one scrape
- * at a time.  -EINVAL (bad address), -EADDRINUSE, ... or 0.
+ * socket listens, so a daemon with a main loop of its own (the sync
+ * daemon) serves metrics beside it and calls exporter_stop() on its way
+ * out.  That thread inherits the caller's signal mask: block the signals
+ * the main loop handles first.  src->read is called from that thread
+ * only, one scrape at a time: it must not share a struct cls_maps with
+ * the caller (metrics_collect_pinned() opens its own).
+ * -EINVAL (bad address), -EADDRINUSE, ... or 0.
  */
 int exporter_start(const struct exporter_opts *o,
 		   const struct metrics_source *src, struct exporter **out);

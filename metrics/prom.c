@@ -163,21 +163,13 @@ static void write_info(struct out *o, const struct metrics_snapshot *s)
 	family(o, "classifier_up", "gauge",
 	       "1 if classifier's pinned state could be read.");
 	sample(o, "classifier_up", NO_LABELS, 1);
-	if (s->version || s->build_id) {
-		family(o, "classifier_build_info", "gauge",
-		       "Version and build id of the binary reading the "
-		       "metrics.");
-		sample(o, "classifier_build_info",
-		       LABELS({"version", s->version},
-			      {"build_id", s->build_id}),
-		       1);
-	}
-	if (s->layout.available) {
-		family(o, "classifier_layout_version", "gauge",
-		       "Version of the layout of the pinned maps.");
-		sample(o, "classifier_layout_version", NO_LABELS,
-		       s->layout.version);
-	}
+	family(o, "classifier_build_info", "gauge",
+	       "Version and build id of the binary reading the metrics.");
+	sample(o, "classifier_build_info",
+	       LABELS({"version", s->version}, {"build_id", s->build_id}), 1);
+	family(o, "classifier_layout_version", "gauge",
+	       "Version of the layout of the pinned maps.");
+	sample(o, "classifier_layout_version", NO_LABELS, s->layout);
 	family(o, "classifier_stats_enabled", "gauge",
 	       "1 if per-class counting is on (classifier stats on|off).");
 	sample(o, "classifier_stats_enabled", NO_LABELS, s->stats_on);
@@ -239,8 +231,6 @@ static void write_routes(struct out *o, const struct metrics_snapshot *s)
 {
 	int fam, src;
 
-	if (!s->routes.available)
-		return;
 	family(o, "classifier_routes", "gauge",
 	       "Routes in the tables, by family and by source "
 	       "(hand: added with classifier route; sync: by the sync "
@@ -250,12 +240,11 @@ static void write_routes(struct out *o, const struct metrics_snapshot *s)
 			sample(o, "classifier_routes",
 			       LABELS({"family", family_names[fam]},
 				      {"source", source_names[src]}),
-			       s->routes.n[fam][src]);
+			       s->routes[fam][src]);
 }
 
 enum table_gauge {
 	TG_ENABLED,
-	TG_IN_USE,
 	TG_GROUPS,
 	TG_GROUPS_USED,
 	TG_FALLBACKS,
@@ -267,10 +256,8 @@ static const struct {
 	const char *name, *help;
 } table_gauges[TG_MAX] = {
 	[TG_ENABLED] = {"classifier_table_enabled",
-			"1 if the lookup table (IPv4: DIR-24-8) exists."},
-	[TG_IN_USE] = {"classifier_table_in_use",
-		       "1 if packets use the table (0: the trie answers, "
-		       "e.g. during a rebuild)."},
+			"1 if packets are looked up in the table (IPv4: "
+			"DIR-24-8); 0: the trie answers."},
 	[TG_GROUPS] = {"classifier_table_groups",
 		       "Second-level groups the table has room for."},
 	[TG_GROUPS_USED] = {"classifier_table_groups_used",
@@ -287,8 +274,6 @@ static __u64 table_value(const struct metrics_table *t, enum table_gauge g)
 	switch (g) {
 	case TG_ENABLED:
 		return t->on;
-	case TG_IN_USE:
-		return t->in_use;
 	case TG_GROUPS:
 		return t->groups;
 	case TG_GROUPS_USED:
@@ -371,14 +356,14 @@ static void write_programs(struct out *o, const struct metrics_snapshot *s)
 		       a->live);
 	}
 	family(o, "classifier_program_info", "gauge",
-	       "Attached programs: id, name and the kernel's tag "
-	       "(a hash of the instructions).");
+	       "Attached programs: id, name, the kernel's tag (a hash of "
+	       "the instructions) and the classifier build they came from.");
 	for (i = 0; i < s->nr_prog; i++) {
 		p = &s->prog[i];
 		snprintf(id, sizeof(id), "%u", p->id);
 		sample(o, "classifier_program_info",
 		       LABELS({"prog_id", id}, {"name", p->name},
-			      {"tag", p->tag}),
+			      {"tag", p->tag}, {"build_id", p->build_id}),
 		       1);
 	}
 	if (s->bpf_stats.known) {
@@ -405,28 +390,38 @@ static void write_sync(struct out *o, const struct metrics_snapshot *s)
 {
 	const struct metrics_sync *y = &s->sync;
 
-	if (!y->available)
-		return;
 	family(o, "classifier_sync_up", "gauge",
 	       "1 if the route sync daemon is running.");
 	sample(o, "classifier_sync_up", NO_LABELS, y->running);
+	/* What a stopped daemon left is no measurement of anything. */
+	if (!y->running)
+		return;
+	family(o, "classifier_sync_start_time_seconds", "gauge",
+	       "Unix time the sync daemon started.");
+	sample(o, "classifier_sync_start_time_seconds", NO_LABELS, y->started);
 	family(o, "classifier_sync_routes", "gauge",
 	       "Routes the sync daemon keeps in the tables.");
 	sample(o, "classifier_sync_routes", NO_LABELS, y->routes);
 	family(o, "classifier_sync_shadowed_routes", "gauge",
-	       "Synced prefixes overridden by a route added by hand.");
+	       "Prefixes the sync rules select that a route added by hand "
+	       "holds.");
 	sample(o, "classifier_sync_shadowed_routes", NO_LABELS, y->shadowed);
 	family(o, "classifier_sync_last_resync_timestamp_seconds", "gauge",
-	       "Unix time of the sync daemon's last full resync.");
+	       "Unix time of the sync daemon's last full read of the "
+	       "kernel's tables (0: none yet).");
 	sample(o, "classifier_sync_last_resync_timestamp_seconds", NO_LABELS,
 	       y->last_resync);
+	family(o, "classifier_sync_events_total", "counter",
+	       "Route changes the sync daemon received from the kernel.");
+	sample(o, "classifier_sync_events_total", NO_LABELS, y->events);
 	family(o, "classifier_sync_errors_total", "counter",
 	       "Route changes the sync daemon failed to apply.");
 	sample(o, "classifier_sync_errors_total", NO_LABELS, y->errors);
 	family(o, "classifier_sync_lag_seconds", "gauge",
-	       "How far the synced routes are behind the kernel's table.");
+	       "From a change in the kernel's table to the classifier's, "
+	       "for the last change.");
 	sample_seconds(o, "classifier_sync_lag_seconds", NO_LABELS,
-		       y->lag_ms * 1000000ULL);
+		       y->lag_us * 1000ULL);
 }
 
 int prom_write(FILE *f, const struct metrics_snapshot *s)

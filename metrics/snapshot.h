@@ -5,7 +5,7 @@
  * exporter.c, watch.c), which never touch a map.  Plain C, so the views
  * are tested on hand-made snapshots.
  *
- * A part of the state that this build cannot read yet has its
+ * A table that could not be read (or does not exist yet: IPv6) has its
  * `available` flag false; the views then show nothing for it (no zero
  * that could be mistaken for a value).
  */
@@ -38,10 +38,9 @@ struct metrics_reason {
 };
 
 struct metrics_table {
-	bool available;
-	bool on;      /* the map has a table */
-	bool in_use;  /* packets use it (not switched to the trie) */
-	__u32 groups; /* capacity: second-level groups */
+	bool available; /* read (no IPv6 table yet; IPv4 needs CAP_SYS_ADMIN) */
+	bool on;	/* the live route set has a table */
+	__u32 groups;	/* capacity: second-level groups */
 	__u32 groups_used;
 	__u32 ask_trie; /* /24s answered by the trie for want of a group */
 	__u64 bytes;	/* size of the map */
@@ -49,11 +48,6 @@ struct metrics_table {
 
 enum metrics_family { METRICS_V4, METRICS_V6, METRICS_NR_FAMILIES };
 enum metrics_route_src { METRICS_HAND, METRICS_SYNCED, METRICS_NR_SOURCES };
-
-struct metrics_routes {
-	bool available;
-	__u64 n[METRICS_NR_FAMILIES][METRICS_NR_SOURCES];
-};
 
 struct metrics_attachment {
 	char dev[64];
@@ -63,23 +57,30 @@ struct metrics_attachment {
 	__u32 prog_id;
 };
 
+/* A 64-bit build id in hex; "" when unknown. */
+#define METRICS_BUILD_ID_LEN 17
+
 struct metrics_prog {
 	__u32 id;
 	char name[16]; /* BPF_OBJ_NAME_LEN */
 	char tag[17];  /* hex of the kernel's program tag */
+	/* the classifier build it came from; "": older build, or unreadable */
+	char build_id[METRICS_BUILD_ID_LEN];
 	/* counted only while the kernel's BPF run-time accounting is on */
 	__u64 run_time_ns;
 	__u64 run_cnt;
 };
 
+/* The sync daemon's own figures are meaningful only while it runs. */
 struct metrics_sync {
-	bool available;
 	bool running;
-	__u64 routes;	   /* synced routes in the tables */
-	__u64 shadowed;	   /* synced prefixes a hand route overrides */
-	__s64 last_resync; /* unix seconds, 0: never */
+	__u64 routes;	/* synced routes installed */
+	__u64 shadowed; /* selected prefixes a hand route holds */
 	__u64 errors;
-	__u64 lag_ms;
+	__u64 events;	   /* route changes received */
+	__u64 started;	   /* unix seconds */
+	__u64 last_resync; /* unix seconds, 0: never */
+	__u64 lag_us;	   /* kernel change -> classifier, last event */
 };
 
 struct metrics_snapshot {
@@ -91,7 +92,7 @@ struct metrics_snapshot {
 	unsigned int nr_cpus;
 
 	/* the tables */
-	struct metrics_routes routes;
+	__u64 routes[METRICS_NR_FAMILIES][METRICS_NR_SOURCES];
 	struct metrics_table table[METRICS_NR_FAMILIES];
 
 	/* where the programs run */
@@ -105,13 +106,10 @@ struct metrics_snapshot {
 		bool on;
 	} bpf_stats;
 
-	/* versions */
-	struct {
-		bool available;
-		__u32 version;
-	} layout;
-	const char *version;  /* of the binary reading; NULL: unknown */
-	const char *build_id; /* NULL: unknown */
+	/* versions: of the pins, and of the binary reading them */
+	__u32 layout;
+	const char *version; /* static */
+	char build_id[METRICS_BUILD_ID_LEN];
 
 	struct metrics_sync sync;
 

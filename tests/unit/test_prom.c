@@ -69,11 +69,12 @@ static struct metrics_prog progs[] = {
 	{.id = 42,
 	 .name = "cls_egress",
 	 .tag = "0123456789abcdef",
+	 .build_id = "00000000deadbeef",
 	 .run_time_ns = 1500000123,
 	 .run_cnt = 1000},
 };
 
-/* Two classes, one table, two attachments: every part that exists today. */
+/* Two classes, the IPv4 table, two attachments, no sync daemon. */
 static void small_snapshot(struct metrics_snapshot *s)
 {
 	int r;
@@ -87,7 +88,6 @@ static void small_snapshot(struct metrics_snapshot *s)
 	s->unclassified[0].count = (struct cls_counter){5, 300};
 	s->table[METRICS_V4] = (struct metrics_table){.available = true,
 						      .on = true,
-						      .in_use = true,
 						      .groups = 131072,
 						      .groups_used = 12,
 						      .ask_trie = 0,
@@ -99,6 +99,8 @@ static void small_snapshot(struct metrics_snapshot *s)
 	s->bpf_stats.known = true;
 	s->bpf_stats.on = true;
 	s->version = "1.0";
+	strcpy(s->build_id, "0123456789abcdef");
+	s->layout = 4;
 	s->collect_ns = 1234567;
 }
 
@@ -109,7 +111,12 @@ static const char golden_head[] =
 	"# HELP classifier_build_info Version and build id of the binary "
 	"reading the metrics.\n"
 	"# TYPE classifier_build_info gauge\n"
-	"classifier_build_info{version=\"1.0\",build_id=\"\"} 1\n"
+	"classifier_build_info{version=\"1.0\",build_id=\"0123456789abcdef\"} "
+	"1\n"
+	"# HELP classifier_layout_version Version of the layout of the pinned "
+	"maps.\n"
+	"# TYPE classifier_layout_version gauge\n"
+	"classifier_layout_version 4\n"
 	"# HELP classifier_stats_enabled 1 if per-class counting is on "
 	"(classifier stats on|off).\n"
 	"# TYPE classifier_stats_enabled gauge\n"
@@ -145,14 +152,10 @@ static const char golden_head[] =
 	"\"ingress\"} 192\n";
 
 static const char golden_tail[] =
-	"# HELP classifier_table_enabled 1 if the lookup table (IPv4: "
-	"DIR-24-8) exists.\n"
+	"# HELP classifier_table_enabled 1 if packets are looked up in the "
+	"table (IPv4: DIR-24-8); 0: the trie answers.\n"
 	"# TYPE classifier_table_enabled gauge\n"
 	"classifier_table_enabled{family=\"ipv4\"} 1\n"
-	"# HELP classifier_table_in_use 1 if packets use the table (0: the "
-	"trie answers, e.g. during a rebuild).\n"
-	"# TYPE classifier_table_in_use gauge\n"
-	"classifier_table_in_use{family=\"ipv4\"} 1\n"
 	"# HELP classifier_table_groups Second-level groups the table has room "
 	"for.\n"
 	"# TYPE classifier_table_groups gauge\n"
@@ -174,11 +177,12 @@ static const char golden_tail[] =
 	"prog_id=\"42\"} 1\n"
 	"classifier_attachment_up{dev=\"gone\",hook=\"xdp\",mode=\"unknown\","
 	"prog_id=\"43\"} 0\n"
-	"# HELP classifier_program_info Attached programs: id, name and the "
-	"kernel's tag (a hash of the instructions).\n"
+	"# HELP classifier_program_info Attached programs: id, name, the "
+	"kernel's tag (a hash of the instructions) and the classifier build "
+	"they came from.\n"
 	"# TYPE classifier_program_info gauge\n"
 	"classifier_program_info{prog_id=\"42\",name=\"cls_egress\",tag="
-	"\"0123456789abcdef\"} 1\n"
+	"\"0123456789abcdef\",build_id=\"00000000deadbeef\"} 1\n"
 	"# HELP classifier_kernel_bpf_stats_enabled 1 if sysctl "
 	"kernel.bpf_stats_enabled is on (the kernel counts programs' run "
 	"time).\n"
@@ -195,6 +199,9 @@ static const char golden_tail[] =
 	"# TYPE classifier_program_runs_total counter\n"
 	"classifier_program_runs_total{prog_id=\"42\",name=\"cls_egress\"} "
 	"1000\n"
+	"# HELP classifier_sync_up 1 if the route sync daemon is running.\n"
+	"# TYPE classifier_sync_up gauge\n"
+	"classifier_sync_up 0\n"
 	"# HELP classifier_collect_duration_seconds Time taken to read this "
 	"snapshot of the maps.\n"
 	"# TYPE classifier_collect_duration_seconds gauge\n"
@@ -298,8 +305,8 @@ static void test_run_time_needs_accounting(void **state)
 	free(out);
 }
 
-/* What the library cannot read yet is absent, never a made-up zero. */
-static void test_unavailable_parts_absent(void **state)
+/* A table that could not be read is absent, never a made-up zero. */
+static void test_unreadable_table_absent(void **state)
 {
 	struct metrics_snapshot s;
 	char *out;
@@ -307,44 +314,69 @@ static void test_unavailable_parts_absent(void **state)
 	(void)state;
 	small_snapshot(&s);
 	out = render(&s);
-	assert_null(strstr(out, "classifier_routes"));
-	assert_null(strstr(out, "classifier_layout_version"));
-	assert_null(strstr(out, "classifier_sync_"));
-	assert_null(strstr(out, "family=\"ipv6\""));
+	assert_non_null(strstr(out, "{family=\"ipv4\"}"));
+	assert_null(strstr(out, "classifier_table_enabled{family=\"ipv6\"}"));
+	free(out);
+	s.table[METRICS_V4].available = false;
+	out = render(&s);
+	assert_null(strstr(out, "classifier_table_"));
 	free(out);
 }
 
-static void test_future_parts_present(void **state)
+static void test_routes_by_family_and_source(void **state)
 {
 	struct metrics_snapshot s;
 	char *out;
 
 	(void)state;
 	small_snapshot(&s);
-	s.routes.available = true;
-	s.routes.n[METRICS_V4][METRICS_HAND] = 10;
-	s.routes.n[METRICS_V6][METRICS_SYNCED] = 20;
-	s.layout.available = true;
-	s.layout.version = 4;
-	s.sync = (struct metrics_sync){.available = true,
-				       .running = true,
-				       .routes = 20,
-				       .last_resync = 1700000000,
-				       .lag_ms = 1500};
+	s.routes[METRICS_V4][METRICS_HAND] = 10;
+	s.routes[METRICS_V6][METRICS_SYNCED] = 20;
 	out = render(&s);
 	assert_non_null(strstr(
 		out,
-		"classifier_routes{family=\"ipv4\",source=\"hand\"} 10\n"));
-	assert_non_null(strstr(
-		out,
+		"classifier_routes{family=\"ipv4\",source=\"hand\"} 10\n"
+		"classifier_routes{family=\"ipv4\",source=\"sync\"} 0\n"
+		"classifier_routes{family=\"ipv6\",source=\"hand\"} 0\n"
 		"classifier_routes{family=\"ipv6\",source=\"sync\"} 20\n"));
-	assert_non_null(strstr(out, "classifier_layout_version 4\n"));
+	free(out);
+}
+
+/* The daemon's own figures while it runs; only "not running" when not. */
+static void test_sync_running_or_not(void **state)
+{
+	struct metrics_snapshot s;
+	char *out;
+
+	(void)state;
+	small_snapshot(&s);
+	s.sync = (struct metrics_sync){.running = true,
+				       .routes = 20,
+				       .shadowed = 2,
+				       .errors = 1,
+				       .events = 300,
+				       .started = 1699999000,
+				       .last_resync = 1700000000,
+				       .lag_us = 1500};
+	out = render(&s);
 	assert_non_null(strstr(out, "classifier_sync_up 1\n"));
+	assert_non_null(strstr(out, "classifier_sync_routes 20\n"));
+	assert_non_null(strstr(out, "classifier_sync_shadowed_routes 2\n"));
+	assert_non_null(strstr(out, "classifier_sync_errors_total 1\n"));
+	assert_non_null(strstr(out, "classifier_sync_events_total 300\n"));
+	assert_non_null(
+		strstr(out, "classifier_sync_start_time_seconds 1699999000\n"));
 	assert_non_null(strstr(
 		out,
 		"classifier_sync_last_resync_timestamp_seconds 1700000000\n"));
 	assert_non_null(
-		strstr(out, "classifier_sync_lag_seconds 1.500000000\n"));
+		strstr(out, "classifier_sync_lag_seconds 0.001500000\n"));
+	free(out);
+	s.sync.running = false;
+	out = render(&s);
+	assert_non_null(strstr(out, "classifier_sync_up 0\n"));
+	assert_null(strstr(out, "classifier_sync_routes"));
+	assert_null(strstr(out, "classifier_sync_last_resync"));
 	free(out);
 }
 
@@ -443,8 +475,9 @@ int main(void)
 		cmocka_unit_test(test_label_values_escaped),
 		cmocka_unit_test(test_every_line_well_formed),
 		cmocka_unit_test(test_run_time_needs_accounting),
-		cmocka_unit_test(test_unavailable_parts_absent),
-		cmocka_unit_test(test_future_parts_present),
+		cmocka_unit_test(test_unreadable_table_absent),
+		cmocka_unit_test(test_routes_by_family_and_source),
+		cmocka_unit_test(test_sync_running_or_not),
 		cmocka_unit_test(test_down),
 		cmocka_unit_test(test_many_classes),
 		cmocka_unit_test(test_write_file_atomic),
