@@ -50,6 +50,9 @@ PROG_BIN := $(OUTPUT)/tests/prog_test_run
 all: $(OUTPUT)/classifier $(UNIT_BINS) $(PROG_BIN) $(OUTPUT)/tests/tcnl_test \
 	$(OUTPUT)/tests/table_agree
 
+# After `all`, which stays the default goal; defines METRICS_OBJS.
+include metrics/metrics.mk
+
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
@@ -73,9 +76,9 @@ $(OUTPUT)/%.o: %.c $(USER_HDRS) maps/classifier_abi.h
 # Only the loader embeds the BPF object.
 $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard loader/*.c)): $(SKELS)
 
-$(OUTPUT)/classifier: $(CLI_OBJS) $(LIB_OBJS)
+$(OUTPUT)/classifier: $(CLI_OBJS) $(LIB_OBJS) $(METRICS_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(METRICS_LDLIBS) -o $@
 
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(UTIL_OBJS) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -90,9 +93,10 @@ $(OUTPUT)/tests/test_dir24: tests/unit/test_dir24.c $(OUTPUT)/maps/dir24.o \
 # The CLI's error handling: the commands without main(), and the library.
 $(OUTPUT)/tests/test_cli: tests/unit/test_cli.c \
 		$(filter-out $(OUTPUT)/cli/main.o,$(CLI_OBJS)) $(LIB_OBJS) \
-		| $(OUTPUT)/tests
+		$(METRICS_OBJS) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) $(METRICS_LDLIBS) \
+		-lcmocka -o $@
 
 # Table, trie and program agree, through the real maps library (root).
 $(OUTPUT)/tests/table_agree: tests/agree/table_agree.c $(LIB_OBJS) $(SKELS) \
@@ -166,5 +170,4 @@ $(OUTPUT)/tests/tcnl_test: tests/tcnl/tcnl_test.c loader/tc_netlink.c \
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) tests/tcnl/tcnl_test.c \
 		loader/tc_netlink.c $(UTIL_OBJS) -lmnl -lbpf -o $@
 
-include metrics/metrics.mk
 include deploy/install.mk
