@@ -1,38 +1,34 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 # Helpers of the metrics tests (test_metrics_*.sh), sourced after lib.sh.
-#
-# The metrics front ends run in the sender's namespace over its bpffs.
-# Today they are build/tests/metrics_driver; once `classifier stats
-# prometheus | stats watch` and `classifier exporter` exist, only the
-# bodies of metrics_prom, metrics_exporter_start and metrics_watch_cmd
-# change.
+# The metrics commands run in the sender's namespace over its bpffs.
 
-METRICS_DRIVER=${METRICS_DRIVER:-$(dirname "$CLASSIFIER")/tests/metrics_driver}
-[ -x "$METRICS_DRIVER" ] ||
-	fail "$METRICS_DRIVER missing (make build/tests/metrics_driver)"
 EXPORTER_ADDR=127.0.0.1:9435
 EXPORTER_PID=
+# what runs `exporter listen $EXPORTER_ADDR $EXPORTER_ARGS`; a test may
+# wrap it (capabilities, mounts)
+EXPORTER_CMD=()
+EXPORTER_ARGS=()
+STATS_HOLD_PID=
 
 # metrics_prom [FILE]: the text exposition, to stdout or into FILE.
 metrics_prom()
 {
-	nsenter --net="/run/netns/$NS_S" "$METRICS_DRIVER" --bpffs "$BPFFS" \
-		prom "$@"
+	cls stats prometheus "$@"
 }
 
 # metrics_watch_cmd ARGS: the command line of the live view, for tmux.
 metrics_watch_cmd()
 {
-	echo "nsenter --net=/run/netns/$NS_S $METRICS_DRIVER --bpffs $BPFFS watch $*"
+	echo "nsenter --net=/run/netns/$NS_S $CLASSIFIER --bpffs $BPFFS stats watch $*"
 }
 
-# metrics_exporter_start [ARGS]: the HTTP endpoint on $EXPORTER_ADDR in
-# the sender's namespace, in the background; returns once it answers.
+# metrics_exporter_start: the exporter in the sender's namespace, in the
+# background; returns once it answers.
 metrics_exporter_start()
 {
-	nsenter --net="/run/netns/$NS_S" "$METRICS_DRIVER" --bpffs "$BPFFS" \
-		exporter listen "$EXPORTER_ADDR" "$@" \
+	nsenter --net="/run/netns/$NS_S" "${EXPORTER_CMD[@]}" \
+		exporter listen "$EXPORTER_ADDR" "${EXPORTER_ARGS[@]}" \
 		>"$WORK/exporter.log" 2>&1 &
 	EXPORTER_PID=$!
 	for _ in $(seq 100); do
@@ -54,6 +50,22 @@ metrics_exporter_stop()
 	[ "$rc" -eq 0 ] || fail "exporter exited $rc on SIGTERM: $(cat "$WORK/exporter.log")"
 }
 
+# bpf_stats_on: the kernel counts programs' run time until the test ends.
+bpf_stats_on()
+{
+	gcc -O2 -Wall -Wextra -o "$WORK/bpf_stats_hold" \
+		"$CLASSIFIER_SRC/tests/metrics/bpf_stats_hold.c" -lbpf
+	"$WORK/bpf_stats_hold" >"$WORK/bpf_stats_hold.out" &
+	STATS_HOLD_PID=$!
+	for _ in $(seq 50); do
+		grep -qx on "$WORK/bpf_stats_hold.out" 2>/dev/null && return 0
+		kill -0 "$STATS_HOLD_PID" 2>/dev/null ||
+			fail "bpf_stats_hold exited"
+		sleep 0.1
+	done
+	fail "bpf_stats_hold did not start"
+}
+
 # in_snd_curl ARGS: curl in the sender's namespace, bounded in time.
 in_snd_curl()
 {
@@ -67,6 +79,12 @@ http_status()
 	shift
 	in_snd_curl -o /dev/null -w '%{http_code}' "$@" \
 		"http://$EXPORTER_ADDR$path"
+}
+
+# scrape FILE: one GET /metrics of the exporter into FILE.
+scrape()
+{
+	in_snd_curl -f -o "$1" "http://$EXPORTER_ADDR/metrics"
 }
 
 # prom_value FILE SERIES: the value of one series (name{labels} exactly as
@@ -89,11 +107,13 @@ promtool_check()
 # Stop what a metrics test started in the background, then lib.sh's cleanup.
 metrics_cleanup()
 {
-	local rc=$?
+	local rc=$? pid
 	trap - ERR
 	set +e
-	[ -z "$EXPORTER_PID" ] || kill "$EXPORTER_PID" 2>/dev/null
-	[ -z "${PROM_PID:-}" ] || kill "$PROM_PID" 2>/dev/null
+	for pid in "$EXPORTER_PID" "${PROM_PID:-}" "$STATS_HOLD_PID" \
+		"${WATCH_PID:-}"; do
+		[ -z "$pid" ] || kill "$pid" 2>/dev/null
+	done
 	[ -z "${TMUX_SOCK:-}" ] || tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
 	wait 2>/dev/null
 	(exit $rc)
@@ -105,4 +125,5 @@ metrics_setup()
 {
 	setup_pair
 	trap metrics_cleanup EXIT
+	EXPORTER_CMD=("$CLASSIFIER" --bpffs "$BPFFS")
 }

@@ -14,7 +14,8 @@
 IDLE=1
 metrics_setup
 add_classes
-metrics_exporter_start timeout $IDLE
+EXPORTER_ARGS=(timeout "$IDLE")
+metrics_exporter_start
 
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$EXPORTER_PID/status"; }
 fds() { find "/proc/$EXPORTER_PID/fd" -mindepth 1 | wc -l; }

@@ -4,9 +4,13 @@
 # egress counters per class equal the packets sent, XDP ingress on the
 # peer counts the same packets by source in the same tables, every class
 # agrees with `classifier -j stats`, the attachments and their programs
-# are listed (XDP's mode as its own namespace sees it), a device name with a quote and a backslash is escaped, and
-# promtool accepts the whole.  Written to a FILE it is replaced atomically
-# (mode 0644, no temporary left); an unwritable path fails, no file made.
+# are listed (XDP's mode as its own namespace sees it), a device name
+# with a quote and a backslash is escaped, and promtool accepts the whole.
+# Written to a FILE it is replaced atomically (mode 0644, no temporary
+# left); an unwritable path fails, no file made.  The state beside the
+# counters agrees with `status` and `table`: build and layout, programs
+# of this build, routes by family and source, no sync daemon, the IPv4
+# table off (auto, few routes) and then on.
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/netns/metrics.sh
@@ -48,8 +52,6 @@ expect_eq "bytes of bulk egress" \
 	"$(cls -j stats | jq '.classes[] | select(.name == "bulk") | .egress.bytes')"
 expect_eq "classes" "$(prom_value "$P" classifier_classes)" 5
 expect_eq "stats enabled" "$(prom_value "$P" classifier_stats_enabled)" 1
-expect_eq "ipv4 table enabled" \
-	"$(prom_value "$P" 'classifier_table_enabled{family="ipv4"}')" 1
 
 # every class, both directions together, as `stats -j` counts it
 while read -r class name packets; do
@@ -65,11 +67,12 @@ up()
 expect_eq "egress attachment (tcx)" "$(up "$VS" egress tcx)" 1
 # XDP's mode is asked of the device, which only its namespace can see
 expect_eq "XDP attachment, from another namespace" "$(up "$VR" xdp unknown)" 1
-nsenter --net="/run/netns/$NS_R" "$METRICS_DRIVER" --bpffs "$BPFFS" prom >"$P"
+nsenter --net="/run/netns/$NS_R" "$CLASSIFIER" --bpffs "$BPFFS" \
+	stats prometheus >"$P"
 expect_eq "XDP attachment (generic)" "$(up "$VR" xdp generic)" 1
 expect_eq "escaped device name" "$(up 'q\\"b\\\\x' egress tcx)" 1
 expect_eq "programs listed" \
-	"$(grep -c '^classifier_program_info{prog_id="[0-9]*",name="cls_[a-z]*",tag="[0-9a-f]\{16\}"} 1$' "$P")" 3
+	"$(grep -c '^classifier_program_info{prog_id="[0-9]*",name="cls_[a-z]*",tag="[0-9a-f]\{16\}",build_id="[0-9a-f]\{16\}"} 1$' "$P")" 3
 
 # the textfile collector's way: atomic replace, readable by its user
 T=$WORK/textfile
@@ -88,3 +91,42 @@ err=$(metrics_prom "$WORK/missing/classifier.prom" 2>&1) || rc=$?
 expect_eq "error lines" "$(echo "$err" | wc -l)" 1
 log "error: $err"
 [ ! -e "$WORK/missing" ] || fail "a failed write left $WORK/missing"
+
+# state beside the counters: versions, routes by source, table, sync
+metrics_prom >"$P"
+build=$(cls -V | sed -n 's/.*build \([0-9a-f]*\)).*/\1/p')
+expect_eq "build_info" \
+	"$(grep -c "^classifier_build_info{version=\"[0-9.]*\",build_id=\"$build\"} 1$" "$P")" 1
+expect_eq "layout" "$(prom_value "$P" classifier_layout_version)" \
+	"$(cls -j status | jq .layout)"
+expect_eq "programs of this build" \
+	"$(grep -c "^classifier_program_info{.*,build_id=\"$build\"} 1$" "$P")" 3
+route()
+{
+	prom_value "$P" "classifier_routes{family=\"$1\",source=\"$2\"}"
+}
+# add_routes: three per family; and the peer's /32
+expect_eq "ipv4 hand routes" "$(route ipv4 hand)" 4
+expect_eq "ipv6 hand routes" "$(route ipv6 hand)" 3
+expect_eq "ipv4 synced routes" "$(route ipv4 sync)" 0
+expect_eq "ipv4 routes as status counts them" "$(route ipv4 hand)" \
+	"$(cls -j status | jq .routes.v4.hand)"
+expect_eq "sync daemon" "$(prom_value "$P" classifier_sync_up)" 0
+expect_eq "sync figures without a daemon" \
+	"$(grep -c '^classifier_sync_[a-z_]* ' "$P")" 1
+expect_eq "no ipv6 table" "$(grep -c '^classifier_table_.*family="ipv6"' "$P" || true)" 0
+# four IPv4 routes: auto leaves IPv4 to the trie; on builds a table
+expect_eq "ipv4 table, auto" \
+	"$(prom_value "$P" 'classifier_table_enabled{family="ipv4"}')" 0
+cls table on groups 64
+metrics_prom >"$P"
+expect_eq "ipv4 table, on" \
+	"$(prom_value "$P" 'classifier_table_enabled{family="ipv4"}')" 1
+expect_eq "table groups" \
+	"$(prom_value "$P" 'classifier_table_groups{family="ipv4"}')" 64
+expect_eq "table bytes as table shows them" \
+	"$(prom_value "$P" 'classifier_table_memory_bytes{family="ipv4"}')" \
+	"$(cls -j table | jq .bytes)"
+expect_eq "groups used as table shows them" \
+	"$(prom_value "$P" 'classifier_table_groups_used{family="ipv4"}')" \
+	"$(cls -j table | jq .groups_used)"

@@ -39,7 +39,8 @@ add_classes
 add_routes
 cls class add 1:50 name idle
 cls attach dev "$VS"
-metrics_exporter_start bpf-stats
+bpf_stats_on
+metrics_exporter_start
 
 # query PROMQL: "name value" lines of an instant query, sorted.
 query()

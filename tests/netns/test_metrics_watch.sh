@@ -110,8 +110,7 @@ tm send-keys -t w q
 
 # no terminal: JSON lines, one per interval
 traffic
-nsenter --net="/run/netns/$NS_S" "$METRICS_DRIVER" --bpffs "$BPFFS" \
-	watch 0.5 count 3 >"$WORK/watch.json"
+cls stats watch 0.5 count 3 >"$WORK/watch.json"
 wait
 expect_eq "JSON lines" "$(wc -l <"$WORK/watch.json")" 3
 jq -e . "$WORK/watch.json" >/dev/null || fail "watch output is not JSON"
