@@ -4,8 +4,9 @@
  * the CLI leaves them): a snapshot from a handle kept open (what
  * `classifier stats prometheus` does once per process), a snapshot with
  * the pins opened and closed around it (what every scrape of `classifier
- * exporter` and every frame of `stats watch` does), and the exposition
- * written to memory.  Prints "part median max" in ms over ROUNDS rounds.
+ * exporter` and every frame of `stats watch` does), the opening and
+ * closing alone, and the exposition written to memory.  Prints "part
+ * median max" in ms over ROUNDS rounds.
  *   metricsbench BPFFS [ROUNDS]
  */
 #include <errno.h>
@@ -59,7 +60,7 @@ int main(int argc, char **argv)
 {
 	int rounds = argc > 2 ? atoi(argv[2]) : 200, i, err;
 	struct cls_open_opts o = {};
-	double *t[3], t0;
+	double *t[4], t0;
 	struct metrics_snapshot s;
 	struct cls_maps m;
 	size_t bytes = 0;
@@ -69,9 +70,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	o.bpffs = argv[1];
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 4; i++)
 		t[i] = calloc(rounds, sizeof(double));
-	err = t[0] && t[1] && t[2] ? metrics_snapshot_init(&s) : -ENOMEM;
+	err = t[0] && t[1] && t[2] && t[3] ? metrics_snapshot_init(&s)
+					   : -ENOMEM;
 	if (!err)
 		err = cls_open(&m, &o);
 	for (i = 0; !err && i < rounds; i++) {
@@ -88,8 +90,15 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; !err && i < rounds; i++) {
 		t0 = now_ms();
-		err = format_once(&s, &bytes);
+		err = cls_open(&m, &o);
+		if (!err)
+			cls_close(&m);
 		t[2][i] = now_ms() - t0;
+	}
+	for (i = 0; !err && i < rounds; i++) {
+		t0 = now_ms();
+		err = format_once(&s, &bytes);
+		t[3][i] = now_ms() - t0;
 	}
 	if (err) {
 		fprintf(stderr, "metricsbench: %s%s%s\n", cls_open_error(),
@@ -101,10 +110,11 @@ int main(int argc, char **argv)
 	printf("# ms: median max over %d rounds\n", rounds);
 	report("collect_open_handle", t[0], rounds);
 	report("collect_from_pins", t[1], rounds);
-	report("format", t[2], rounds);
+	report("open_close", t[2], rounds);
+	report("format", t[3], rounds);
 	printf("body_bytes %zu\n", bytes);
 	metrics_snapshot_free(&s);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 4; i++)
 		free(t[i]);
 	return 0;
 }

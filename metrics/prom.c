@@ -144,6 +144,14 @@ static void sample(struct out *o, const char *name, const struct label *l,
 	put(o, "\n", 1);
 }
 
+/* A family of one sample without labels. */
+static void single(struct out *o, const char *name, const char *type,
+		   const char *help, __u64 v)
+{
+	family(o, name, type, help);
+	sample(o, name, NO_LABELS, v);
+}
+
 /* A duration in nanoseconds as seconds, without rounding. */
 static void sample_seconds(struct out *o, const char *name,
 			   const struct label *l, __u64 ns)
@@ -158,21 +166,24 @@ static void sample_seconds(struct out *o, const char *name,
 	puts_(o, frac);
 }
 
+static void write_up(struct out *o, bool up)
+{
+	single(o, "classifier_up", "gauge",
+	       "1 if classifier's pinned state could be read.", up);
+}
+
 static void write_info(struct out *o, const struct metrics_snapshot *s)
 {
-	family(o, "classifier_up", "gauge",
-	       "1 if classifier's pinned state could be read.");
-	sample(o, "classifier_up", NO_LABELS, 1);
+	write_up(o, true);
 	family(o, "classifier_build_info", "gauge",
 	       "Version and build id of the binary reading the metrics.");
 	sample(o, "classifier_build_info",
 	       LABELS({"version", s->version}, {"build_id", s->build_id}), 1);
-	family(o, "classifier_layout_version", "gauge",
-	       "Version of the layout of the pinned maps.");
-	sample(o, "classifier_layout_version", NO_LABELS, s->layout);
-	family(o, "classifier_stats_enabled", "gauge",
-	       "1 if per-class counting is on (classifier stats on|off).");
-	sample(o, "classifier_stats_enabled", NO_LABELS, s->stats_on);
+	single(o, "classifier_layout_version", "gauge",
+	       "Version of the layout of the pinned maps.", s->layout);
+	single(o, "classifier_stats_enabled", "gauge",
+	       "1 if per-class counting is on (classifier stats on|off).",
+	       s->stats_on);
 }
 
 static void write_class_counter(struct out *o, const struct metrics_snapshot *s,
@@ -197,12 +208,10 @@ static void write_classes(struct out *o, const struct metrics_snapshot *s)
 {
 	int r;
 
-	family(o, "classifier_classes", "gauge",
-	       "Classes defined, the default class included.");
-	sample(o, "classifier_classes", NO_LABELS, s->nr_classes);
-	family(o, "classifier_classes_max", "gauge",
-	       "Classes the maps have room for.");
-	sample(o, "classifier_classes_max", NO_LABELS, CLS_MAX_CLASSES);
+	single(o, "classifier_classes", "gauge",
+	       "Classes defined, the default class included.", s->nr_classes);
+	single(o, "classifier_classes_max", "gauge",
+	       "Classes the maps have room for.", CLS_MAX_CLASSES);
 	write_class_counter(
 		o, s, "classifier_class_packets_total",
 		"Packets put in the class, by direction "
@@ -367,10 +376,9 @@ static void write_programs(struct out *o, const struct metrics_snapshot *s)
 		       1);
 	}
 	if (s->bpf_stats.known) {
-		family(o, "classifier_kernel_bpf_stats_enabled", "gauge",
+		single(o, "classifier_kernel_bpf_stats_enabled", "gauge",
 		       "1 if sysctl kernel.bpf_stats_enabled is on "
-		       "(the kernel counts programs' run time).");
-		sample(o, "classifier_kernel_bpf_stats_enabled", NO_LABELS,
+		       "(the kernel counts programs' run time).",
 		       s->bpf_stats.on);
 	}
 	if (!run_time_counted(s))
@@ -390,33 +398,28 @@ static void write_sync(struct out *o, const struct metrics_snapshot *s)
 {
 	const struct metrics_sync *y = &s->sync;
 
-	family(o, "classifier_sync_up", "gauge",
-	       "1 if the route sync daemon is running.");
-	sample(o, "classifier_sync_up", NO_LABELS, y->running);
+	single(o, "classifier_sync_up", "gauge",
+	       "1 if the route sync daemon is running.", y->running);
 	/* What a stopped daemon left is no measurement of anything. */
 	if (!y->running)
 		return;
-	family(o, "classifier_sync_start_time_seconds", "gauge",
-	       "Unix time the sync daemon started.");
-	sample(o, "classifier_sync_start_time_seconds", NO_LABELS, y->started);
-	family(o, "classifier_sync_routes", "gauge",
-	       "Routes the sync daemon keeps in the tables.");
-	sample(o, "classifier_sync_routes", NO_LABELS, y->routes);
-	family(o, "classifier_sync_shadowed_routes", "gauge",
+	single(o, "classifier_sync_start_time_seconds", "gauge",
+	       "Unix time the sync daemon started.", y->started);
+	single(o, "classifier_sync_routes", "gauge",
+	       "Routes the sync daemon keeps in the tables.", y->routes);
+	single(o, "classifier_sync_shadowed_routes", "gauge",
 	       "Prefixes the sync rules select that a route added by hand "
-	       "holds.");
-	sample(o, "classifier_sync_shadowed_routes", NO_LABELS, y->shadowed);
-	family(o, "classifier_sync_last_resync_timestamp_seconds", "gauge",
+	       "holds.",
+	       y->shadowed);
+	single(o, "classifier_sync_last_resync_timestamp_seconds", "gauge",
 	       "Unix time of the sync daemon's last full read of the "
-	       "kernel's tables (0: none yet).");
-	sample(o, "classifier_sync_last_resync_timestamp_seconds", NO_LABELS,
+	       "kernel's tables (0: none yet).",
 	       y->last_resync);
-	family(o, "classifier_sync_events_total", "counter",
-	       "Route changes the sync daemon received from the kernel.");
-	sample(o, "classifier_sync_events_total", NO_LABELS, y->events);
-	family(o, "classifier_sync_errors_total", "counter",
-	       "Route changes the sync daemon failed to apply.");
-	sample(o, "classifier_sync_errors_total", NO_LABELS, y->errors);
+	single(o, "classifier_sync_events_total", "counter",
+	       "Route changes the sync daemon received from the kernel.",
+	       y->events);
+	single(o, "classifier_sync_errors_total", "counter",
+	       "Route changes the sync daemon failed to apply.", y->errors);
 	family(o, "classifier_sync_lag_seconds", "gauge",
 	       "From a change in the kernel's table to the classifier's, "
 	       "for the last change.");
@@ -451,9 +454,7 @@ int prom_write_down(FILE *f)
 {
 	struct out o = {.f = f};
 
-	family(&o, "classifier_up", "gauge",
-	       "1 if classifier's pinned state could be read.");
-	sample(&o, "classifier_up", NO_LABELS, 0);
+	write_up(&o, false);
 	flush(&o);
 	return ferror(f) ? -EIO : 0;
 }
