@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* classifier exporter [ listen ADDR:PORT ]: the Prometheus endpoint. */
+/* classifier exporter [ listen ADDR:PORT ] [ timeout SECONDS ] */
 #include <errno.h>
 #include <string.h>
 

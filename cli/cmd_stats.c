@@ -274,12 +274,18 @@ out:
 	return err;
 }
 
+struct watch_src {
+	const struct cli *c;
+	int err; /* of the last read: the pins, not the terminal */
+};
+
 /* A long-running reader opens the pins anew for every read. */
 static int read_pinned(void *ctx, struct metrics_snapshot *s)
 {
-	const struct cli *c = ctx;
+	struct watch_src *w = ctx;
 
-	return metrics_collect_pinned(c->bpffs, s);
+	w->err = metrics_collect_pinned(w->c->bpffs, s);
+	return w->err;
 }
 
 /* INTERVAL in seconds, as watch(1) takes it: 0.1 to an hour. */
@@ -298,7 +304,8 @@ static int parse_interval(const char *arg, unsigned int *ms)
 
 static int stats_watch(struct cli *c, int argc, char **argv)
 {
-	struct metrics_source src = { read_pinned, c };
+	struct watch_src w = { .c = c };
+	struct metrics_source src = { read_pinned, &w };
 	struct watch_opts o = { .json = c->json };
 	__u32 count;
 	int err;
@@ -330,7 +337,9 @@ static int stats_watch(struct cli *c, int argc, char **argv)
 	if (err)
 		return err;
 	err = watch_run(&o, &src);
-	return err ? cli_open_failed(c, err) : 0;
+	if (err && err == w.err)
+		return cli_open_failed(c, err);
+	return err ? cli_errno(c, err, "live view") : 0;
 }
 
 static const struct cli_cmd stats_cmds[] = {
