@@ -312,7 +312,7 @@ static void write_tables(struct out *o, const struct metrics_snapshot *s)
 
 /*
  * Run time is counted only while the kernel's accounting is on: the
- * sysctl, or a BPF_ENABLE_STATS holder (bpftool prog profile) that the
+ * sysctl, or a BPF_ENABLE_STATS holder (such as bpftop) that the
  * sysctl does not show.  Counters that moved say it was on.
  */
 static bool run_time_counted(const struct metrics_snapshot *s)
