@@ -194,11 +194,21 @@ const struct cli_object cli_route_obj = {
 
 enum table_answer { TABLE_NONE, TABLE_AGREES, TABLE_ASKS_TRIE, TABLE_DIFFERS };
 
-static const char *const table_text[] = {
-	[TABLE_NONE] = "",
-	[TABLE_AGREES] = " (ipv4 table agrees)",
-	[TABLE_ASKS_TRIE] = " (ipv4 table defers to the trie)",
-	[TABLE_DIFFERS] = " (IPV4 TABLE DIFFERS: run 'classifier table rebuild')",
+static const char *const table_text[2][4] = {
+	{
+		[TABLE_NONE] = "",
+		[TABLE_AGREES] = " (ipv4 table agrees)",
+		[TABLE_ASKS_TRIE] = " (ipv4 table defers to the trie)",
+		[TABLE_DIFFERS] =
+			" (IPV4 TABLE DIFFERS: run 'classifier table rebuild')",
+	},
+	{
+		[TABLE_NONE] = "",
+		[TABLE_AGREES] = " (ipv6 table agrees)",
+		[TABLE_ASKS_TRIE] = " (ipv6 table defers to the trie)",
+		[TABLE_DIFFERS] =
+			" (IPV6 TABLE DIFFERS: run 'classifier table rebuild')",
+	},
 };
 
 static const char *const table_json[] = {
@@ -208,27 +218,33 @@ static const char *const table_json[] = {
 	[TABLE_DIFFERS] = "differs",
 };
 
-/* What the IPv4 table answers, compared with the trie's idx. */
+/* What the family's table answers, compared with the trie's idx. */
 static enum table_answer table_answer(struct cli *c,
 				      const struct cls_prefix *addr, __u32 idx)
 {
+	bool ask, none;
 	__u32 a, got;
-	bool ask;
+	int err;
 
-	if (addr->family != AF_INET)
-		return TABLE_NONE;
-	a = (__u32)addr->addr[0] << 24 | (__u32)addr->addr[1] << 16 |
-	    (__u32)addr->addr[2] << 8 | addr->addr[3];
-	if (cls_table_lookup(&c->maps, a, &got, &ask))
+	if (addr->family == AF_INET) {
+		a = (__u32)addr->addr[0] << 24 | (__u32)addr->addr[1] << 16 |
+		    (__u32)addr->addr[2] << 8 | addr->addr[3];
+		err = cls_table_lookup(&c->maps, a, &got, &ask);
+		none = c->maps.table.fd < 0;
+	} else {
+		err = cls_table6_lookup(&c->maps, addr->addr, &got, &ask);
+		none = c->maps.table6.fd < 0;
+	}
+	if (err || none)
 		return TABLE_NONE;
 	if (ask)
-		return c->maps.table.fd < 0 ? TABLE_NONE : TABLE_ASKS_TRIE;
+		return TABLE_ASKS_TRIE;
 	return got == idx ? TABLE_AGREES : TABLE_DIFFERS;
 }
 
 static int lookup(struct cli *c, int argc, char **argv)
 {
-	const struct cls_class_entry *e;
+	struct cls_class_entry e;
 	char pbuf[PREFIX_STRLEN] = "", label[CLASSID_STRLEN];
 	enum table_answer table;
 	struct json_writer *jw;
@@ -258,16 +274,18 @@ static int lookup(struct cli *c, int argc, char **argv)
 		format_prefix(&match.prefix, pbuf, sizeof(pbuf));
 	}
 	/* Report the class as stored, even a stale index with no class. */
-	e = cls_class_at(&c->maps, idx);
-	class_text(c, idx, label, sizeof(label));
-	name = e && idx != CLS_DEFAULT_CLASS ? e->meta.name : "";
+	if (cls_class_get(&c->maps, idx, &e) == 0)
+		cls_class_label(&e, label, sizeof(label));
+	else
+		snprintf(label, sizeof(label), "#%u", idx);
+	name = idx != CLS_DEFAULT_CLASS ? e.meta.name : "";
 	table = table_answer(c, &addr, idx);
 	if (!c->json) {
 		printf("%s via %s class %s%s%s%s%s\n", argv[0],
 		       found ? pbuf : "(no route)", label, *name ? " name " : "",
 		       name, found && match.flags & CLS_ROUTE_SYNCED ?
 				     " synced" : "",
-		       table_text[table]);
+		       table_text[addr.family == AF_INET6][table]);
 		return table == TABLE_DIFFERS ? -EUCLEAN : 0;
 	}
 	jw = cli_json(c);
@@ -280,12 +298,14 @@ static int lookup(struct cli *c, int argc, char **argv)
 	else
 		jw_name(jw, "prefix"), jw_null(jw);
 	jw_string_field(jw, "class", label);
-	jw_string_field(jw, "name", e ? e->meta.name : "");
+	jw_string_field(jw, "name", e.meta.name);
 	jw_uint_field(jw, "class_index", idx);
 	if (found)
 		jw_string_field(jw, "source", match.flags & CLS_ROUTE_SYNCED ?
 						      "synced" : "hand");
-	jw_string_field(jw, "ipv4_table", table_json[table]);
+	jw_string_field(jw, addr.family == AF_INET6 ? "ipv6_table" :
+						      "ipv4_table",
+			table_json[table]);
 	jw_end_object(jw);
 	jw_destroy(&jw);
 	return table == TABLE_DIFFERS ? -EUCLEAN : 0;

@@ -73,7 +73,7 @@ static void status_json(struct cli *c, const struct status *st,
 	}
 	jw_end_object(jw);
 	jw_uint_field(jw, "cpus", c->maps.nr_cpus);
-	jw_name(jw, "ipv4_table");
+	jw_name(jw, "tables");
 	cli_table_json(jw, &st->table);
 	jw_name(jw, "sync");
 	jw_start_object(jw);
@@ -126,13 +126,18 @@ static void status_text(struct cli *c, const struct status *st)
 	printf("routes   %u v4 (%u synced), %u v6 (%u synced)\n",
 	       st->routes[0][0] + st->routes[0][1], st->routes[0][1],
 	       st->routes[1][0] + st->routes[1][1], st->routes[1][1]);
+	printf("tables   %s: ipv4 ", cli_table_mode_name(t->mode));
 	if (t->on)
-		printf("table    %s: on, %u of %u groups, %.1f MiB\n",
-		       cli_table_mode_name(t->mode), t->used, t->groups,
+		printf("%u of %u groups, %.1f MiB", t->used, t->groups,
 		       t->bytes / 1048576.0);
 	else
-		printf("table    %s: off (IPv4 asks the trie)\n",
-		       cli_table_mode_name(t->mode));
+		printf("off");
+	printf("; ipv6 ");
+	if (t->v6.on)
+		printf("%zu of %zu units, %.1f MiB\n", t->v6.used, t->v6.units,
+		       t->v6.bytes / 1048576.0);
+	else
+		printf("off\n");
 	if (sy->last_resync) {
 		ts = sy->last_resync;
 		localtime_r(&ts, &tm);

@@ -24,6 +24,14 @@ void cli_table_json(struct json_writer *jw, const struct cls_table_info *t)
 	jw_uint_field(jw, "groups_used", t->used);
 	jw_uint_field(jw, "ask_trie", t->ask_trie);
 	jw_uint_field(jw, "bytes", t->bytes);
+	jw_name(jw, "ipv6");
+	jw_start_object(jw);
+	jw_bool_field(jw, "on", t->v6.on);
+	jw_uint_field(jw, "units", t->v6.units);
+	jw_uint_field(jw, "units_used", t->v6.used);
+	jw_uint_field(jw, "ask_trie", t->v6.ask_trie);
+	jw_uint_field(jw, "bytes", t->v6.bytes);
+	jw_end_object(jw);
 	jw_end_object(jw);
 }
 
@@ -50,11 +58,18 @@ static int table_show(struct cli *c, int argc, char **argv)
 		jw_destroy(&jw);
 		return 0;
 	}
-	printf("ipv4 table %s (%s)\n", t.on ? "on" : "off",
-	       cli_table_mode_name(t.mode));
+	printf("tables   %s\n", cli_table_mode_name(t.mode));
 	if (t.on)
-		printf("groups %u of %u used, %u /24s answered by the trie, %.1f MiB\n",
+		printf("ipv4     on: groups %u of %u used, %u /24s answered by the trie, %.1f MiB\n",
 		       t.used, t.groups, t.ask_trie, t.bytes / 1048576.0);
+	else
+		printf("ipv4     off: the trie answers\n");
+	if (t.v6.on)
+		printf("ipv6     on: %zu of %zu units used, %zu slots answered by the trie, %.1f MiB\n",
+		       t.v6.used, t.v6.units, t.v6.ask_trie,
+		       t.v6.bytes / 1048576.0);
+	else
+		printf("ipv6     off: the trie answers\n");
 	return 0;
 }
 
@@ -121,7 +136,8 @@ const struct cli_object cli_table_obj = {
 	.name = "table",
 	.cmds = table_cmds,
 	.help = "The IPv4 DIR-24-8 table answers IPv4 lookups in one or two\n"
-		"memory reads; the LPM trie stays the truth. It takes 64 MiB\n"
+		"memory reads, the IPv6 table (a multibit trie) IPv6 ones in a\n"
+		"few; the LPM tries stay the truth. The IPv4 one takes 64 MiB\n"
 		"plus 1 KiB per group; a group holds one /24 that has longer\n"
 		"prefixes in it. When groups run out, those /24s are answered\n"
 		"by the trie. auto (the default): on from " STR(CLS_TABLE_AUTO_ROUTES)

@@ -308,9 +308,11 @@ int cls_replace_all(const char *root, struct classifier_bpf *skel)
 
 	err = cls_attachments(root, &a, &n);
 	/* A defunct link is gone for good; a clsact one may be elsewhere. */
-	for (i = 0; !err && i < n; i++)
+	for (i = 0; !err && i < n; i++) {
 		if (!a[i].defunct || !(a[i].tcx || a[i].hook == CLS_HOOK_XDP))
 			err = replace_one(root, skel, &a[i]);
+		cls_step("replace: one attachment moved");
+	}
 	free(a);
 	return err;
 }

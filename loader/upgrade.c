@@ -77,7 +77,8 @@ int cls_upgrade(const struct cls_open_opts *opts,
 		return dir_fd;
 	err = move_layout(dir_fd, root, res->from, res);
 	close(dir_fd);
-	if (err)
+	/* Moved: the attachments run this build on the maps now live. */
+	if (err || res->migrated)
 		return err;
 	/* The layout is this one's now: every attachment gets this build. */
 	o.write = true;

@@ -155,6 +155,29 @@ const struct cls_class_entry *cls_class_at(struct cls_maps *m, __u32 idx)
 	return &c->e[c->pos[idx]];
 }
 
+int cls_class_get(struct cls_maps *m, __u32 idx, struct cls_class_entry *e)
+{
+	const struct cls_class_entry *found;
+
+	if (idx >= CLS_MAX_CLASSES)
+		return -ENOENT;
+	if (m->catalog) {
+		found = cls_class_at(m, idx);
+		if (!found)
+			return -ENOENT;
+		*e = *found;
+		return 0;
+	}
+	/* One class: two lookups, not the whole catalogue. */
+	memset(e, 0, sizeof(*e));
+	e->idx = idx;
+	if (bpf_map_lookup_elem(m->fd[CLS_M_CLASSES], &idx, &e->cls) ||
+	    bpf_map_lookup_elem(m->fd[CLS_M_CLASS_META], &idx, &e->meta))
+		return -errno;
+	e->meta.name[CLS_NAME_MAX - 1] = '\0';
+	return e->cls.flags & CLS_F_VALID ? 0 : -ENOENT;
+}
+
 static size_t nr_ids(const struct cls_catalog *c)
 {
 	size_t n = c->n;

@@ -20,19 +20,6 @@ int cls_config_write(struct cls_maps *m, const struct cls_config *cfg);
 int cls_journal_begin(struct cls_maps *m, struct cls_state *s, enum cls_op op);
 /* The change is complete: clear the record, write s. */
 int cls_journal_end(struct cls_maps *m, struct cls_state *s);
-/*
- * A named point between two steps of a change.  Builds with
- * CLS_FAULT_INJECT die there by SIGKILL when $CLS_FAULT_STEP counts down
- * to it, so tests can try every crash point; elsewhere it is nothing.
- */
-#ifdef CLS_FAULT_INJECT
-void cls_step(const char *what);
-#else
-static inline void cls_step(const char *what)
-{
-	(void)what;
-}
-#endif
 /* For cls_open_error(). */
 void cls_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Tell the front end, one line, about a change finished or rolled back. */
@@ -45,6 +32,8 @@ int cls_live_gen(struct cls_maps *m, __u32 *gen);
 int cls_live_fd(struct cls_maps *m, enum cls_slotted s);
 /* Map the live IPv4 table into m->table; m->table.fd < 0: none. */
 int cls_live_table(struct cls_maps *m);
+/* The same for the IPv6 table, into m->table6. */
+int cls_live_table6(struct cls_maps *m);
 /* Cached views are stale: another generation, or another process. */
 void cls_live_forget(struct cls_maps *m);
 /* fd of the map in a slot (caller closes), -ENOENT if empty. */
@@ -65,7 +54,7 @@ static inline __u32 cls_prefix_v4(const struct cls_prefix *p)
 int cls_table_create(__u32 groups);
 int cls_table_map(struct cls_table *t, int fd);
 void cls_table_unmap(struct cls_table *t);
-/* Repaint the whole table from routes in address order. */
+/* Paint a new (all-zero) table from routes in address order. */
 int cls_table_fill(struct cls_table *t, const struct cls_route *r, size_t n);
 void cls_table_paint(struct cls_table *t, const struct cls_prefix *p,
 		     __u32 class_idx);
@@ -76,6 +65,20 @@ int cls_table_map_for(struct cls_table *t, const struct cls_prefix *p);
 int cls_table_entry(struct cls_table *t, __u32 addr, __u32 *cls, bool *ask);
 /* Groups a table needs for these IPv4 routes (address order). */
 __u32 cls_table_groups_needed(const struct cls_route *r, size_t n);
+
+/* table6.c: an IPv6 table map (a leaf over mbt6.c) */
+/* Pool units (with room to spare) a table for these routes needs. */
+size_t cls_table6_units(const struct cls_route *r, size_t n);
+int cls_table6_create(size_t units);
+int cls_table6_map(struct cls_table6 *t, int fd);
+void cls_table6_unmap(struct cls_table6 *t);
+/* Paint a new table from IPv6 routes in address order. */
+int cls_table6_fill(struct cls_table6 *t, const struct cls_route *r,
+		    size_t n);
+int cls_table6_paint(struct cls_table6 *t, const struct cls_prefix *p,
+		     __u32 class_idx);
+int cls_table6_unpaint(struct cls_table6 *t, const struct cls_prefix *p,
+		       const struct cls_route *cover);
 
 /* routes.c */
 int cls_trie_create(int family);
@@ -93,9 +96,11 @@ static inline void cls_route_from_value(struct cls_route *r, __u32 v)
 }
 
 /* txn.c */
-/* The IPv4 table the policy in s wants for these routes (address order). */
+/* The tables the policy in s wants for these routes (address order). */
 int cls_table_build(const struct cls_state *s, const struct cls_route *r,
 		    size_t n, int *fd);
+int cls_table6_build(const struct cls_state *s, const struct cls_route *r,
+		     size_t n, int *fd);
 /* The table's size against its policy and the routes: rebuild if off. */
 int cls_table_maintain(struct cls_maps *m);
 int cls_swap_recover(struct cls_maps *m, struct cls_state *s);

@@ -47,10 +47,12 @@ int cls_layout_at(int maps_fd)
 
 	fd = cls_pin_open(maps_fd, cls_map_specs[CLS_M_STATE].name);
 	if (fd >= 0) {
+		/* Layouts from 4 on have a state map: below, it is garbled. */
+		layout = -EUCLEAN;
 		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
 		    info.value_size == sizeof(s) &&
 		    !bpf_map_lookup_elem(fd, &zero, &s) &&
-		    s.magic == CLS_STATE_MAGIC)
+		    s.magic == CLS_STATE_MAGIC && s.layout >= 4)
 			layout = s.layout;
 		close(fd);
 		return layout;

@@ -16,7 +16,10 @@ int cls_pin_at(int dir_fd, const char *name, int fd);
 int cls_check_dir(int fd, const char *path);
 int cls_lock_dir(int fd, const char *path, int wait_ms);
 
-/* Layout version of the pins in a maps/ directory: 0 none, 3, 4, ... */
+/*
+ * Layout version of the pins in a maps/ directory: 0 none, 3, 4, ...;
+ * -EUCLEAN for a state map that is not ours or says nonsense.
+ */
 int cls_layout_at(int maps_fd);
 /*
  * Whatever a crash left in staging/: a half-built layout is removed; an

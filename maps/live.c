@@ -19,6 +19,7 @@ void cls_live_forget(struct cls_maps *m)
 	int s;
 
 	cls_table_unmap(&m->table);
+	cls_table6_unmap(&m->table6);
 	for (s = 0; s < CLS_NR_SLOTTED; s++) {
 		if (m->live[s] >= 0)
 			close(m->live[s]);
@@ -104,7 +105,7 @@ int cls_live_fd(struct cls_maps *m, enum cls_slotted s)
 			m->live[s] = fd;
 			return fd;
 		}
-		if (fd != -ENOENT || s == CLS_S_TABLE_V4)
+		if (fd != -ENOENT || s == CLS_S_TABLE_V4 || s == CLS_S_TABLE_V6)
 			return fd;
 		/* A trie slot is empty only while a publish moves on. */
 		m->gen_known = false;
@@ -124,6 +125,20 @@ int cls_live_table(struct cls_maps *m)
 	if (fd < 0)
 		return fd;
 	return cls_table_map(&m->table, fd);
+}
+
+int cls_live_table6(struct cls_maps *m)
+{
+	int fd;
+
+	if (m->table6.fd >= 0)
+		return 0;
+	fd = cls_live_fd(m, CLS_S_TABLE_V6);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	return cls_table6_map(&m->table6, fd);
 }
 
 int cls_wait_for_programs(struct cls_maps *m)

@@ -19,6 +19,7 @@
 #include "maps/state.h"
 #include "lib/parse.h"
 #include "maps/dir24.h"
+#include "maps/mbt6.h"
 
 /* The kernel-internal errno BPF syscalls leak for "not supported". */
 #ifndef ENOTSUPP
@@ -39,6 +40,7 @@ enum cls_map_id {
 	CLS_M_TRIE_V4,
 	CLS_M_TRIE_V6,
 	CLS_M_TABLE_V4,
+	CLS_M_TABLE_V6,
 	CLS_M_STATE,
 	CLS_NR_MAPS,
 };
@@ -59,6 +61,7 @@ enum cls_slotted {
 	CLS_S_TRIE_V4,
 	CLS_S_TRIE_V6,
 	CLS_S_TABLE_V4,
+	CLS_S_TABLE_V6,
 	CLS_NR_SLOTTED,
 };
 
@@ -69,6 +72,14 @@ struct cls_table {
 	void *mem;		/* the whole map's range, reserved */
 	size_t len;
 	unsigned char *mapped;	/* per page: mapped yet? */
+};
+
+/* A mapped IPv6 table (maps/table6.c). */
+struct cls_table6 {
+	int fd;
+	struct mbt6 m;
+	void *mem;
+	size_t len;
 };
 
 struct cls_catalog;
@@ -84,6 +95,7 @@ struct cls_maps {
 	bool gen_known;
 	int live[CLS_NR_SLOTTED]; /* -1: not looked up (or no table) */
 	struct cls_table table;	  /* the live IPv4 table, if it has one */
+	struct cls_table6 table6; /* the live IPv6 table, if it has one */
 	struct cls_counter *stats_mem;
 	size_t stats_len;
 	struct cls_catalog *catalog;
@@ -108,9 +120,9 @@ struct cls_open_opts {
 int cls_root_path(char *root, size_t n, const char *bpffs);
 /*
  * Open the pinned state.  Reading: -ENOENT if nothing is set up.  Writing:
- * also mounts nothing (see cls_bpffs_check), creates the pins if missing,
- * holds the lock until cls_close() and finishes what an interrupted change
- * left.  Errors that name a problem with the pins (-EUCLEAN: not ours,
+ * creates the pins if missing (mounting is the caller's: cls_bpffs_check)
+ * and holds the lock until cls_close().  Either finishes what an
+ * interrupted change left (a reader only if no writer holds the lock).  Errors that name a problem with the pins (-EUCLEAN: not ours,
  * wrong shape; -EPROTO: another layout version) leave a reason in
  * cls_open_error().
  */
@@ -156,6 +168,20 @@ int cls_migrate_commit(int dir_fd, const char *root);
 int cls_staging_pending(int dir_fd, const char *root);
 /* Unpin everything under root and remove it (after detaching). */
 int cls_remove_pins(const char *root);
+
+/*
+ * A named point between two steps of a change.  Builds with
+ * CLS_FAULT_INJECT die there by SIGKILL when $CLS_FAULT_STEP counts down
+ * to it, so tests can try every crash point; elsewhere it is nothing.
+ */
+#ifdef CLS_FAULT_INJECT
+void cls_step(const char *what);
+#else
+static inline void cls_step(const char *what)
+{
+	(void)what;
+}
+#endif
 
 /* Routes.  family picks the table; values are class indices. */
 static inline int cls_family_slot(int family)
@@ -238,10 +264,10 @@ int cls_txn_commit(struct cls_txn *t, struct cls_txn_result *res);
 void cls_txn_abort(struct cls_txn *t);
 
 /*
- * The IPv4 table's size policy, kept in the state map: AUTO turns it on
- * past CLS_TABLE_AUTO_ROUTES routes and sizes its groups by need; ON keeps
- * it on, with groups fixed (groups > 0) or by need; OFF leaves IPv4 to
- * the trie.  Setting it
+ * The tables' size policy, kept in the state map: AUTO gives a family a
+ * table from CLS_TABLE_AUTO_ROUTES routes of it, sized by need; ON keeps
+ * both on, the IPv4 table's groups fixed (groups > 0) or by need; OFF
+ * leaves every lookup to the tries.  Setting it
  * rebuilds the table (a CLS_TXN_TABLE change).
  */
 int cls_table_set_policy(struct cls_maps *m, enum cls_table_mode mode,
@@ -250,15 +276,25 @@ int cls_table_rebuild(struct cls_maps *m);
 
 struct cls_table_info {
 	enum cls_table_mode mode;
-	bool on;       /* the live generation has a table */
+	bool on;       /* the live generation has an IPv4 table */
 	__u32 groups;  /* capacity */
 	__u32 used;    /* groups handed out */
 	__u32 ask_trie; /* /24s left to the trie for want of a group */
 	size_t bytes;
+	struct {
+		bool on;	 /* the live generation has an IPv6 table */
+		size_t units;	 /* pool capacity, 32-byte units */
+		size_t used;	 /* units in use */
+		size_t ask_trie; /* slots left to the trie for want of room */
+		size_t bytes;
+	} v6;
 };
 int cls_table_info(struct cls_maps *m, struct cls_table_info *t);
 /* What the live table answers for addr (host order); *ask: the trie. */
 int cls_table_lookup(struct cls_maps *m, __u32 addr, __u32 *cls, bool *ask);
+/* The same for an IPv6 address (network order), from the IPv6 table. */
+int cls_table6_lookup(struct cls_maps *m, const __u8 addr[16], __u32 *cls,
+		      bool *ask);
 
 /* Classes: dense indices, index 0 is the default class. */
 struct cls_class_entry {
@@ -276,6 +312,11 @@ int cls_classes(struct cls_maps *m, const struct cls_class_entry **e,
 		size_t *n);
 /* The entry of index idx, or NULL if no class has it. */
 const struct cls_class_entry *cls_class_at(struct cls_maps *m, __u32 idx);
+/*
+ * The same as a copy, -ENOENT if none; reads only that class unless the
+ * catalogue is loaded anyway (one lookup need not read them all).
+ */
+int cls_class_get(struct cls_maps *m, __u32 idx, struct cls_class_entry *e);
 /*
  * A class token as an operator writes it: a name, "default", or a tc
  * classid.  -ENOENT: no such class; -EINVAL: neither a name nor a classid.

@@ -14,7 +14,8 @@
  *
  * Layout 3 (classifier until 2026-11-30): config {stats_on, abi_version,
  * lookup_mode, pad}; routes_v4/routes_v6, one-slot ARRAY_OF_MAPS whose
- * tries map a prefix to a bare class index; dir24, a flat table.
+ * tries map a prefix to a bare class index; dir24, a flat table; no IPv6
+ * table.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -115,7 +116,7 @@ static int fill_new(struct cls_maps *n, int old_fd, struct cls_state *s)
 	struct cls_config cfg;
 	size_t n4, n6;
 	__u32 zero = 0;
-	int fd, table = -1, err;
+	int fd, table = -1, table6 = -1, err;
 
 	fd = cls_pin_open(old_fd, "config");
 	if (fd < 0)
@@ -139,10 +140,16 @@ static int fill_new(struct cls_maps *n, int old_fd, struct cls_state *s)
 		s->routes[1][0] = n6;
 		err = cls_table_build(s, v4, n4, &table);
 	}
+	if (!err)
+		err = cls_table6_build(s, v6, n6, &table6);
 	if (!err && table >= 0)
 		err = cls_slot_set(n, CLS_S_TABLE_V4, 0, table);
+	if (!err && table6 >= 0)
+		err = cls_slot_set(n, CLS_S_TABLE_V6, 0, table6);
 	if (table >= 0)
 		close(table);
+	if (table6 >= 0)
+		close(table6);
 	free(v4);
 	free(v6);
 	return err;

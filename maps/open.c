@@ -192,7 +192,38 @@ static int check_pin(struct cls_maps *m, enum cls_map_id id)
 	return 0;
 }
 
-/* The state map says whose and which layout these pins are. */
+/*
+ * The layout version first, from the state map (whose shape no layout
+ * changes): pins of another layout are named as such, not as maps of the
+ * wrong shape.  Layout 3 had no state map.
+ */
+static int check_layout(struct cls_maps *m, int maps_fd)
+{
+	int layout = cls_layout_at(maps_fd);
+
+	if (layout < 0) {
+		cls_set_error("%s/maps/state: layout version unreadable: "
+			      "refusing",
+			      m->root);
+		return -EUCLEAN;
+	}
+	if (layout > CLS_LAYOUT_VERSION) {
+		cls_set_error("%s: pins are layout %d, newer than this "
+			      "classifier's %d: refusing (run the newer "
+			      "classifier)",
+			      m->root, layout, CLS_LAYOUT_VERSION);
+		return -EPROTO;
+	}
+	if (layout > 0 && layout < CLS_LAYOUT_VERSION) {
+		cls_set_error("%s: pins are layout %d; this classifier uses "
+			      "%d: run 'classifier upgrade'",
+			      m->root, layout, CLS_LAYOUT_VERSION);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* The state map marks the pins as ours; config repeats its version. */
 static int check_state(struct cls_maps *m)
 {
 	struct cls_config cfg;
@@ -209,24 +240,11 @@ static int check_state(struct cls_maps *m)
 			      m->root, s.magic);
 		return -EUCLEAN;
 	}
-	if (s.layout != cfg.layout) {
+	if (s.layout != CLS_LAYOUT_VERSION || cfg.layout != s.layout) {
 		cls_set_error("%s: layout version unreadable (state says %u, "
 			      "config %u): refusing",
 			      m->root, s.layout, cfg.layout);
 		return -EUCLEAN;
-	}
-	if (s.layout > CLS_LAYOUT_VERSION) {
-		cls_set_error(
-			"%s: pins are layout %u, newer than this classifier's "
-			"%u: refusing (run the newer classifier)",
-			m->root, s.layout, CLS_LAYOUT_VERSION);
-		return -EPROTO;
-	}
-	if (s.layout < CLS_LAYOUT_VERSION) {
-		cls_set_error("%s: pins are layout %u; this classifier uses "
-			      "%u: run 'classifier upgrade'",
-			      m->root, s.layout, CLS_LAYOUT_VERSION);
-		return -EPROTO;
 	}
 	return 0;
 }
@@ -234,20 +252,12 @@ static int check_state(struct cls_maps *m)
 /* Open and check every pin of maps/ (fd: that directory). */
 static int open_pins(struct cls_maps *m, int maps_fd)
 {
-	int id, err, layout;
+	int id, err;
 
-	for (id = 0; id < CLS_NR_MAPS; id++) {
+	err = check_layout(m, maps_fd);
+	for (id = 0; id < CLS_NR_MAPS && !err; id++) {
 		m->fd[id] = cls_pin_open(maps_fd, cls_map_specs[id].name);
 		if (m->fd[id] == -ENOENT) {
-			layout = cls_layout_at(maps_fd);
-			if (layout > 0 && layout != CLS_LAYOUT_VERSION) {
-				cls_set_error("%s: pins are layout %d; this "
-					      "classifier uses %d: run "
-					      "'classifier upgrade'",
-					      m->root, layout,
-					      CLS_LAYOUT_VERSION);
-				return -EPROTO;
-			}
 			cls_set_error(
 				"%s/maps/%s is missing: the pins are "
 				"incomplete ('classifier purge' starts over)",
@@ -257,10 +267,8 @@ static int open_pins(struct cls_maps *m, int maps_fd)
 		if (m->fd[id] < 0)
 			return m->fd[id];
 		err = check_pin(m, id);
-		if (err)
-			return err;
 	}
-	return check_state(m);
+	return err ? err : check_state(m);
 }
 
 static void close_fds(struct cls_maps *m)
@@ -286,6 +294,7 @@ static void init_handle(struct cls_maps *m, const struct cls_open_opts *o)
 	memset(m, 0, sizeof(*m));
 	m->dir_fd = -1;
 	m->table.fd = -1;
+	m->table6.fd = -1;
 	for (i = 0; i < CLS_NR_MAPS; i++)
 		m->fd[i] = -1;
 	for (i = 0; i < CLS_NR_SLOTTED; i++)
@@ -308,6 +317,27 @@ static void teardown(struct cls_maps *m)
 	if (m->dir_fd >= 0)
 		close(m->dir_fd);
 	m->dir_fd = -1;
+}
+
+/*
+ * A reader that finds a change left half done finishes it too, if no
+ * writer holds the lock (one that does is still making that change).
+ */
+static int recover_if_idle(struct cls_maps *m)
+{
+	struct cls_state s;
+	int err;
+
+	err = cls_state_read(m, &s);
+	if (err || s.journal.op == CLS_OP_NONE ||
+	    flock(m->dir_fd, LOCK_EX | LOCK_NB))
+		return err;
+	m->locked = true;
+	err = cls_recover(m);
+	unlock(m);
+	cls_live_forget(m);
+	cls_catalog_free(m);
+	return err;
 }
 
 /* The pin directory for a change: made if missing, on a bpffs. */
@@ -379,6 +409,8 @@ int cls_open(struct cls_maps *m, const struct cls_open_opts *o)
 		close(maps_fd);
 	if (!err && m->locked)
 		err = cls_recover(m);
+	if (!err && !m->locked)
+		err = recover_if_idle(m);
 	if (err)
 		teardown(m);
 	return err;

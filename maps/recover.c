@@ -43,9 +43,13 @@ static int route_recover(struct cls_maps *m, struct cls_state *s)
 
 static int migrate_recover(struct cls_maps *m, struct cls_state *s)
 {
-	cls_notify(m, "finished an interrupted upgrade from layout %u (pid %u)",
-		   s->journal.migrate.from, s->journal.pid);
-	return cls_journal_end(m, s);
+	const struct cls_journal j = s->journal; /* ending it clears it */
+	int err = cls_journal_end(m, s);
+
+	if (!err)
+		cls_notify(m, "finished an interrupted upgrade from layout %u (pid %u)",
+			   j.migrate.from, j.pid);
+	return err;
 }
 
 int cls_recover(struct cls_maps *m)

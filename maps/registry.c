@@ -42,6 +42,14 @@ static const struct cls_map_spec table_inner = {
 	.flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP,
 };
 
+static const struct cls_map_spec table6_inner = {
+	.name = "cls_table_v6",
+	.type = BPF_MAP_TYPE_ARRAY,
+	.key_size = sizeof(__u32),
+	.value_size = MBT6_PER_ELEM * sizeof(__u32),
+	.flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP,
+};
+
 #define OUTER(nm, in)                                                          \
 	{                                                                      \
 		.name = nm, .type = BPF_MAP_TYPE_ARRAY_OF_MAPS,                \
@@ -79,6 +87,7 @@ const struct cls_map_spec cls_map_specs[CLS_NR_MAPS] = {
 	[CLS_M_TRIE_V4] = OUTER("trie_v4", trie_v4_inner),
 	[CLS_M_TRIE_V6] = OUTER("trie_v6", trie_v6_inner),
 	[CLS_M_TABLE_V4] = OUTER("table_v4", table_inner),
+	[CLS_M_TABLE_V6] = OUTER("table_v6", table6_inner),
 	[CLS_M_STATE] = {.name = "state",
 			 .type = BPF_MAP_TYPE_ARRAY,
 			 .key_size = sizeof(__u32),
@@ -86,22 +95,21 @@ const struct cls_map_spec cls_map_specs[CLS_NR_MAPS] = {
 			 .max_entries = 1},
 };
 
-const struct cls_map_spec *cls_slot_spec(enum cls_slotted s)
+enum cls_map_id cls_slot_map(enum cls_slotted s)
 {
 	static const enum cls_map_id outer[CLS_NR_SLOTTED] = {
 		[CLS_S_TRIE_V4] = CLS_M_TRIE_V4,
 		[CLS_S_TRIE_V6] = CLS_M_TRIE_V6,
 		[CLS_S_TABLE_V4] = CLS_M_TABLE_V4,
+		[CLS_S_TABLE_V6] = CLS_M_TABLE_V6,
 	};
 
-	return cls_map_specs[outer[s]].inner;
+	return outer[s];
 }
 
-enum cls_map_id cls_slot_map(enum cls_slotted s)
+const struct cls_map_spec *cls_slot_spec(enum cls_slotted s)
 {
-	return s == CLS_S_TRIE_V4   ? CLS_M_TRIE_V4
-	       : s == CLS_S_TRIE_V6 ? CLS_M_TRIE_V6
-				    : CLS_M_TABLE_V4;
+	return cls_map_specs[cls_slot_map(s)].inner;
 }
 
 /* max_entries 0 in a spec: the caller's size. */

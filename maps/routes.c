@@ -174,6 +174,30 @@ static int trie_cover(int fd, const struct cls_prefix *p,
 	return trie_match(fd, &above, cover, found);
 }
 
+/* Make the IPv6 table's range of p say what the trie says now. */
+static int repaint6(struct cls_maps *m, int trie, const struct cls_prefix *p)
+{
+	struct cls_route cover, r;
+	bool has_cover;
+	__u32 v;
+	int err;
+
+	err = cls_live_table6(m);
+	if (err || m->table6.fd < 0)
+		return err;
+	err = trie_exact(trie, p, &v);
+	if (err)
+		return err;
+	if (v) {
+		cls_route_from_value(&r, v);
+		return cls_table6_paint(&m->table6, p, r.class_idx);
+	}
+	err = trie_cover(trie, p, &cover, &has_cover);
+	return err ? err :
+		     cls_table6_unpaint(&m->table6, p,
+					has_cover ? &cover : NULL);
+}
+
 /* Make the table's range of p say what the trie says now. */
 static int repaint(struct cls_maps *m, int trie, const struct cls_prefix *p)
 {
@@ -182,8 +206,8 @@ static int repaint(struct cls_maps *m, int trie, const struct cls_prefix *p)
 	__u32 v;
 	int err;
 
-	if (p->family != AF_INET)
-		return 0;
+	if (p->family == AF_INET6)
+		return repaint6(m, trie, p);
 	err = cls_live_table(m);
 	if (err || m->table.fd < 0)
 		return err;

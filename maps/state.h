@@ -62,6 +62,9 @@ struct cls_journal {
 			__u32 gen;  /* the slot being published */
 			__u32 kind; /* enum cls_swap_kind */
 			__u32 routes[2][2];
+			/* the table policy the new set was built for */
+			__u32 table_mode;
+			__u32 table_groups;
 		} swap;
 		struct {
 			__u32 was_on;

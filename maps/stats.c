@@ -150,13 +150,14 @@ int cls_stats_reset(struct cls_maps *m)
 
 int cls_stats_recover(struct cls_maps *m, struct cls_state *s)
 {
+	const struct cls_journal j = s->journal; /* ending it clears it */
 	int err = cls_stats_map(m);
 
 	if (!err)
 		err = reset_from(m, s);
 	if (!err)
 		cls_notify(m, "finished an interrupted stats reset (pid %u); counting is %s",
-			   s->journal.pid, s->journal.stats.was_on ? "on" : "off");
+			   j.pid, j.stats.was_on ? "on" : "off");
 	return err;
 }
 

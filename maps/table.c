@@ -153,8 +153,7 @@ int cls_table_fill(struct cls_table *t, const struct cls_route *r, size_t n)
 	err = map_all(t);
 	if (err)
 		return err;
-	dir24_clear(&t->d);
-	dir24_fill_begin(&f, &t->d);
+	dir24_fill_begin(&f, &t->d, true);
 	for (i = 0; i < n && !err; i++)
 		err = dir24_fill_add(&f, cls_prefix_v4(&r[i].prefix),
 				     r[i].prefix.len, r[i].class_idx);

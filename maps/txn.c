@@ -61,8 +61,12 @@ struct cls_txn {
 	bool parsed;  /* no more routes are coming */
 	bool aborted; /* stop filling */
 	int fill_err;
-	int table_fd; /* the new IPv4 table, -1: none */
+	int table_fd;  /* the new IPv4 table, -1: none */
+	int table6_fd; /* the new IPv6 table, -1: none */
 	__u32 shadowed;
+	/* The table policy the new set is built for (and leaves in force). */
+	__u32 table_mode;
+	__u32 table_groups;
 };
 
 static struct cls_route *slot(struct family_set *fs, size_t i)
@@ -323,15 +327,20 @@ static __u32 round_up(__u32 v, __u32 to)
 	return (v + to - 1) / to * to;
 }
 
+/* Does the policy give a family with n routes a table? */
+static bool table_wanted(const struct cls_state *s, size_t n)
+{
+	return s->table_mode == CLS_TABLE_ON ||
+	       (s->table_mode == CLS_TABLE_AUTO && n >= CLS_TABLE_AUTO_ROUTES);
+}
+
 /* Groups the policy wants for this route set; 0 with *on false: no table. */
 static __u32 wanted_groups(const struct cls_state *s, size_t v4_routes,
 			   __u32 need, bool *on)
 {
 	__u32 g;
 
-	*on = s->table_mode == CLS_TABLE_ON ||
-	      (s->table_mode == CLS_TABLE_AUTO &&
-	       v4_routes >= CLS_TABLE_AUTO_ROUTES);
+	*on = table_wanted(s, v4_routes);
 	if (!*on)
 		return 0;
 	if (s->table_mode == CLS_TABLE_ON && s->table_groups)
@@ -339,6 +348,25 @@ static __u32 wanted_groups(const struct cls_state *s, size_t v4_routes,
 	/* A quarter to spare, so single adds rarely run out. */
 	g = round_up(need + need / 4 + 256, 1024);
 	return g < CLS_DIR24_MAX_GROUPS ? g : CLS_DIR24_MAX_GROUPS;
+}
+
+int cls_table6_build(const struct cls_state *s, const struct cls_route *r,
+		     size_t n, int *fd)
+{
+	struct cls_table6 tab = { .fd = -1 };
+	int err;
+
+	*fd = -1;
+	if (!table_wanted(s, n))
+		return 0;
+	*fd = cls_table6_create(cls_table6_units(r, n));
+	if (*fd < 0)
+		return *fd;
+	err = cls_table6_map(&tab, *fd);
+	if (!err)
+		err = cls_table6_fill(&tab, r, n);
+	cls_table6_unmap(&tab);
+	return err;
 }
 
 int cls_table_build(const struct cls_state *s, const struct cls_route *r,
@@ -385,6 +413,8 @@ static void txn_free(struct cls_txn *t)
 	}
 	if (t->table_fd >= 0)
 		close(t->table_fd);
+	if (t->table6_fd >= 0)
+		close(t->table6_fd);
 	pthread_mutex_destroy(&t->lock);
 	pthread_cond_destroy(&t->more);
 	free(t);
@@ -429,11 +459,14 @@ int cls_txn_begin(struct cls_maps *m, enum cls_txn_scope scope,
 	t->scope = scope;
 	t->flags = scope == CLS_TXN_SYNCED ? CLS_ROUTE_SYNCED : 0;
 	t->table_fd = -1;
+	t->table6_fd = -1;
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->more, NULL);
 	for (f = 0; f < 2; f++)
 		t->fam[f].trie_fd = -1;
 	err = cls_state_read(m, &s);
+	t->table_mode = s.table_mode;
+	t->table_groups = s.table_groups;
 	if (!err && scope == CLS_TXN_TABLE) {
 		/* The same tries in the new generation, the table rebuilt. */
 		for (f = 0; f < 2 && !err; f++) {
@@ -444,10 +477,10 @@ int cls_txn_begin(struct cls_maps *m, enum cls_txn_scope scope,
 			if (t->fam[f].trie_fd < 0)
 				err = fd < 0 ? fd : -errno;
 		}
-		if (!err)
-			err = cls_route_dump(m, AF_INET, CLS_SRC_ALL,
-					     &t->fam[0].kept,
-					     &t->fam[0].kept_n);
+		for (f = 0; f < 2 && !err; f++)
+			err = cls_route_dump(m, f ? AF_INET6 : AF_INET,
+					     CLS_SRC_ALL, &t->fam[f].kept,
+					     &t->fam[f].kept_n);
 		t->parsed = true;
 		goto out;
 	}
@@ -490,6 +523,9 @@ static int finish_fill(struct cls_txn *t, const struct cls_state *s)
 	if (!err)
 		err = cls_table_build(s, t->fam[0].all, t->fam[0].all_n,
 				      &t->table_fd);
+	if (!err)
+		err = cls_table6_build(s, t->fam[1].all, t->fam[1].all_n,
+				       &t->table6_fd);
 	if (t->filler_running) {
 		pthread_join(t->filler, NULL);
 		t->filler_running = false;
@@ -528,6 +564,8 @@ static int swap_finish(struct cls_maps *m, struct cls_state *s)
 	if (err)
 		return err;
 	memcpy(s->routes, s->journal.swap.routes, sizeof(s->routes));
+	s->table_mode = s->journal.swap.table_mode;
+	s->table_groups = s->journal.swap.table_groups;
 	return cls_journal_end(m, s);
 }
 
@@ -552,6 +590,13 @@ static int flip(struct cls_maps *m, __u32 gen)
 	return cls_config_write(m, &cfg);
 }
 
+/* A table in the spare slot, or none there (fd < 0). */
+static int stage(struct cls_maps *m, enum cls_slotted k, __u32 gen, int fd)
+{
+	return fd >= 0 ? cls_slot_set(m, k, gen, fd) :
+			 cls_slot_clear(m, k, gen);
+}
+
 static int publish(struct cls_txn *t, struct cls_state *s,
 		   enum cls_swap_kind kind, const __u32 routes[2][2])
 {
@@ -566,6 +611,8 @@ static int publish(struct cls_txn *t, struct cls_state *s,
 	s->journal.swap.gen = gen;
 	s->journal.swap.kind = kind;
 	memcpy(s->journal.swap.routes, routes, sizeof(s->journal.swap.routes));
+	s->journal.swap.table_mode = t->table_mode;
+	s->journal.swap.table_groups = t->table_groups;
 	err = cls_journal_begin(m, s, CLS_OP_SWAP);
 	cls_step("swap: recorded");
 	if (!err)
@@ -575,10 +622,11 @@ static int publish(struct cls_txn *t, struct cls_state *s,
 		err = cls_slot_set(m, CLS_S_TRIE_V6, gen, t->fam[1].trie_fd);
 	cls_step("swap: v6 trie staged");
 	if (!err)
-		err = t->table_fd >= 0 ? cls_slot_set(m, CLS_S_TABLE_V4, gen,
-						      t->table_fd)
-				       : cls_slot_clear(m, CLS_S_TABLE_V4, gen);
-	cls_step("swap: table staged");
+		err = stage(m, CLS_S_TABLE_V4, gen, t->table_fd);
+	cls_step("swap: IPv4 table staged");
+	if (!err)
+		err = stage(m, CLS_S_TABLE_V6, gen, t->table6_fd);
+	cls_step("swap: IPv6 table staged");
 	if (!err) {
 		s->journal.phase = SWAP_COMMITTED;
 		err = cls_state_write(m, s);
@@ -603,8 +651,13 @@ int cls_txn_commit(struct cls_txn *t, struct cls_txn_result *res)
 	int f, err;
 
 	err = cls_state_read(m, &s);
-	if (!err)
-		err = finish_fill(t, &s);
+	if (!err) {
+		struct cls_state policy = s;
+
+		policy.table_mode = t->table_mode;
+		policy.table_groups = t->table_groups;
+		err = finish_fill(t, &policy);
+	}
 	if (err)
 		goto out;
 	memcpy(routes, s.routes, sizeof(routes));
@@ -636,9 +689,9 @@ out:
 
 int cls_swap_recover(struct cls_maps *m, struct cls_state *s)
 {
-	const char *what = s->journal.swap.kind < 4
-				   ? swap_what[s->journal.swap.kind]
-				   : "whole-table change";
+	const struct cls_journal j = s->journal; /* ending it clears it */
+	const char *what = j.swap.kind < 4 ? swap_what[j.swap.kind] :
+					      "whole-table change";
 	__u32 gen;
 	int err;
 
@@ -646,64 +699,57 @@ int cls_swap_recover(struct cls_maps *m, struct cls_state *s)
 	err = cls_live_gen(m, &gen);
 	if (err)
 		return err;
-	if (gen == s->journal.swap.gen) {
-		err = swap_finish(m, s);
-	} else if (s->journal.phase == SWAP_COMMITTED) {
-		err = flip(m, s->journal.swap.gen);
-		if (!err)
-			err = swap_finish(m, s);
-	} else {
+	if (gen != j.swap.gen && j.phase != SWAP_COMMITTED) {
 		err = drop_staged(m, s);
 		if (!err)
-			cls_notify(m,
-				   "rolled back an interrupted %s (pid %u): "
-				   "the routes are as before it",
-				   what, s->journal.pid);
+			cls_notify(m, "rolled back an interrupted %s (pid %u): the routes are as before it",
+				   what, j.pid);
 		return err;
 	}
+	if (gen != j.swap.gen)
+		err = flip(m, j.swap.gen);
 	if (!err)
-		cls_notify(m,
-			   "finished an interrupted %s (pid %u): the new "
-			   "routes are live",
-			   what, s->journal.pid);
+		err = swap_finish(m, s);
+	if (!err)
+		cls_notify(m, "finished an interrupted %s (pid %u): the new routes are live",
+			   what, j.pid);
 	return err;
 }
 
-static int rebuild_table(struct cls_maps *m)
+/* A new table for the same routes, built for (and publishing) a policy. */
+static int rebuild_table(struct cls_maps *m, __u32 mode, __u32 groups)
 {
 	struct cls_txn *t;
 	int err = cls_txn_begin(m, CLS_TXN_TABLE, &t);
 
-	return err ? err : cls_txn_commit(t, NULL);
+	if (err)
+		return err;
+	t->table_mode = mode;
+	t->table_groups = groups;
+	return cls_txn_commit(t, NULL);
 }
 
 int cls_table_rebuild(struct cls_maps *m)
 {
-	return rebuild_table(m);
+	struct cls_state s;
+	int err = cls_state_read(m, &s);
+
+	return err ? err : rebuild_table(m, s.table_mode, s.table_groups);
 }
 
 int cls_table_set_policy(struct cls_maps *m, enum cls_table_mode mode,
 			 __u32 groups)
 {
-	struct cls_state s;
-	int err;
-
 	if (!m->locked)
 		return -ENOLCK;
 	if (groups > CLS_DIR24_MAX_GROUPS)
 		return -ERANGE;
-	err = cls_state_read(m, &s);
-	if (err)
-		return err;
-	s.table_mode = mode;
-	s.table_groups = groups;
-	err = cls_state_write(m, &s);
-	cls_step("table: policy written");
-	return err ? err : rebuild_table(m);
+	return rebuild_table(m, mode, groups);
 }
 
 int cls_table_info(struct cls_maps *m, struct cls_table_info *info)
 {
+	struct mbt6_usage u;
 	struct cls_state s;
 	int err;
 
@@ -711,16 +757,38 @@ int cls_table_info(struct cls_maps *m, struct cls_table_info *info)
 	err = cls_state_read(m, &s);
 	if (!err)
 		err = cls_live_table(m);
+	if (!err)
+		err = cls_live_table6(m);
 	if (err)
 		return err;
 	info->mode = s.table_mode;
-	if (m->table.fd < 0)
-		return 0;
-	info->on = true;
-	info->groups = m->table.d.groups;
-	info->used = m->table.d.hdr->used;
-	info->ask_trie = m->table.d.hdr->ask_trie;
-	info->bytes = m->table.len;
+	if (m->table.fd >= 0) {
+		info->on = true;
+		info->groups = m->table.d.groups;
+		info->used = m->table.d.hdr->used;
+		info->ask_trie = m->table.d.hdr->ask_trie;
+		info->bytes = m->table.len;
+	}
+	if (m->table6.fd >= 0) {
+		mbt6_usage(&m->table6.m, &u);
+		info->v6.on = true;
+		info->v6.units = u.units;
+		info->v6.used = u.used;
+		info->v6.ask_trie = u.ask_trie;
+		info->v6.bytes = u.bytes;
+	}
+	return 0;
+}
+
+int cls_table6_lookup(struct cls_maps *m, const __u8 addr[16], __u32 *cls,
+		      bool *ask)
+{
+	int err = cls_live_table6(m);
+
+	*ask = true;
+	if (err || m->table6.fd < 0)
+		return err;
+	*cls = mbt6_lookup(&m->table6.m, addr, ask, NULL);
 	return 0;
 }
 
@@ -734,39 +802,57 @@ int cls_table_lookup(struct cls_maps *m, __u32 addr, __u32 *cls, bool *ask)
 	return cls_table_entry(&m->table, addr, cls, ask);
 }
 
+/*
+ * Nodes the IPv6 table took out of its tree wait in limbo until no packet
+ * can be reading them: wait for programs in flight, then free them.
+ */
+static int reclaim6(struct cls_maps *m)
+{
+	int err = cls_live_table6(m);
+
+	if (err || m->table6.fd < 0 || !m->table6.m.hdr->n_limbo)
+		return err;
+	err = cls_wait_for_programs(m);
+	if (!err)
+		mbt6_reclaim(&m->table6.m);
+	return err;
+}
+
+/* Is a family's table as the policy wants it for its routes? */
+static bool stale(const struct cls_state *s, size_t n, bool on, bool short_,
+		  bool fixed_ok)
+{
+	switch (s->table_mode) {
+	case CLS_TABLE_AUTO:
+		/* On past the threshold, off well below it, grown when short. */
+		return (!on && n >= CLS_TABLE_AUTO_ROUTES) ||
+		       (on && n < CLS_TABLE_AUTO_ROUTES / 2) || (on && short_);
+	case CLS_TABLE_ON:
+		return !on || !fixed_ok || short_;
+	default:
+		return on;
+	}
+}
+
 int cls_table_maintain(struct cls_maps *m)
 {
 	struct cls_table_info info;
 	struct cls_state s;
-	bool on, stale;
-	size_t v4;
+	bool v4, v6;
 	int err;
 
-	err = cls_state_read(m, &s);
+	err = reclaim6(m);
+	if (!err)
+		err = cls_state_read(m, &s);
 	if (!err)
 		err = cls_table_info(m, &info);
 	if (err)
 		return err;
-	v4 = s.routes[0][0] + s.routes[0][1];
-	wanted_groups(&s, v4, 0, &on);
-	switch (s.table_mode) {
-	case CLS_TABLE_AUTO:
-		/* On past the threshold, off well below it, grown when short.
-		 */
-		stale = (!info.on && on) ||
-			(info.on && v4 < CLS_TABLE_AUTO_ROUTES / 2) ||
-			(info.on && info.ask_trie &&
-			 info.groups < CLS_DIR24_MAX_GROUPS);
-		break;
-	case CLS_TABLE_ON:
-		stale = !info.on ||
-			(s.table_groups
-				 ? info.groups != s.table_groups
-				 : info.ask_trie &&
-					   info.groups < CLS_DIR24_MAX_GROUPS);
-		break;
-	default:
-		stale = info.on;
-	}
-	return stale ? rebuild_table(m) : 0;
+	v4 = stale(&s, s.routes[0][0] + s.routes[0][1], info.on,
+		   info.ask_trie && !s.table_groups &&
+			   info.groups < CLS_DIR24_MAX_GROUPS,
+		   !s.table_groups || info.groups == s.table_groups);
+	v6 = stale(&s, s.routes[1][0] + s.routes[1][1], info.v6.on,
+		   info.v6.ask_trie > 0, true);
+	return v4 || v6 ? rebuild_table(m, s.table_mode, s.table_groups) : 0;
 }

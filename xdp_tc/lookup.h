@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Address -> class index.  The generation in config picks the slot of the
- * tries and tables, so a packet sees one whole route set.  IPv4 asks the
- * DIR-24-8 table when the slot has one, the trie otherwise or where the
- * table says so; IPv6 asks the trie.
+ * tries and tables, so a packet sees one whole route set.  Each family
+ * asks its table (IPv4: DIR-24-8, IPv6: xdp_tc/lookup6.h) when the slot
+ * has one, the trie otherwise or where the table says so.
  */
 #ifndef CLS_LOOKUP_H
 #define CLS_LOOKUP_H
+
+#include "xdp_tc/lookup6.h"
 
 static __always_inline __u32 cls_valid_class(__u32 value)
 {
@@ -92,13 +94,19 @@ static __always_inline int cls_lookup_class(const struct cls_pkt *pkt,
 					    const struct cls_config *cfg)
 {
 	__u32 gen = cfg ? cfg->gen & (CLS_GENERATIONS - 1) : 0;
+	void *table;
 	int idx;
 
 	if (pkt->family == CLS_FAMILY_V4) {
 		idx = cls_lookup_dir24(pkt, gen);
+	} else {
+		table = bpf_map_lookup_elem(&table_v6, &gen);
+		idx = table ? cls_lookup_v6table(table, pkt->addr) : -1;
 		if (idx >= 0)
-			return idx;
+			idx = cls_valid_class(idx);
 	}
+	if (idx >= 0)
+		return idx;
 	return cls_lookup_trie(pkt, gen);
 }
 

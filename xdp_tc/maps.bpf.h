@@ -90,6 +90,17 @@ struct {
 } table_v4 SEC(".maps");
 
 /*
+ * The IPv6 table (layout in classifier_abi.h, MBT6_*): the same shape of
+ * inner map, its size following the IPv6 route set.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, CLS_GENERATIONS);
+	__type(key, __u32);
+	__array(values, struct cls_table_inner);
+} table_v6 SEC(".maps");
+
+/*
  * One slice of CLS_STATS_STRIDE counters per possible CPU; user space raises
  * max_entries to nr_possible_cpus * CLS_STATS_STRIDE before load.  An index
  * past the end (user space forgot) makes the lookup fail, never overflow.

@@ -103,6 +103,7 @@ int fix_open(struct fix *f)
 	f->trie_v4 = -1;
 	f->trie_v6 = -1;
 	f->table = -1;
+	f->table6 = -1;
 	err = pin_to_one_cpu(f);
 	if (err)
 		goto out;
@@ -130,6 +131,19 @@ out:
 	return err;
 }
 
+static void drop_v6table(struct fix *f)
+{
+	__u32 zero = 0;
+
+	bpf_map_delete_elem(bpf_map__fd(f->skel->maps.table_v6), &zero);
+	if (f->table6_mem)
+		munmap(f->table6_mem, f->table6_len);
+	if (f->table6 >= 0)
+		close(f->table6);
+	f->table6_mem = NULL;
+	f->table6 = -1;
+}
+
 void fix_close(struct fix *f)
 {
 	if (f->stats)
@@ -142,11 +156,14 @@ void fix_close(struct fix *f)
 		close(f->trie_v6);
 	if (f->table >= 0)
 		close(f->table);
+	if (f->skel)
+		drop_v6table(f);
 	classifier_bpf__destroy(f->skel);
 	memset(f, 0, sizeof(*f));
 	f->trie_v4 = -1;
 	f->trie_v6 = -1;
 	f->table = -1;
+	f->table6 = -1;
 }
 
 /*
@@ -210,6 +227,7 @@ int fix_reset(struct fix *f)
 		err = set_stats_on(&t, 1);
 	if (!err)
 		err = use_table(&t, -1);
+	drop_v6table(f);
 	while (f->n_dirty)
 		f->dir24[f->dir24_dirty[--f->n_dirty]] = 0;
 	if (!err)
@@ -271,6 +289,36 @@ int set_gen(struct t *t, __u32 gen)
 {
 	t->f->cfg.gen = gen;
 	return write_config(t);
+}
+
+int v6table(struct t *t, struct mbt6 *m)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts,
+		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	size_t entries = mbt6_entries(TEST_V6TABLE_UNITS);
+	struct fix *f = t->f;
+	__u32 zero = 0;
+	void *mem;
+
+	drop_v6table(f);
+	f->table6 = bpf_map_create(BPF_MAP_TYPE_ARRAY, "test_table6",
+				   sizeof(__u32), MBT6_PER_ELEM * sizeof(__u32),
+				   entries / MBT6_PER_ELEM, &opts);
+	if (f->table6 < 0)
+		return fail(t, "IPv6 table: %s", strerror(errno));
+	f->table6_len = entries * sizeof(__u32);
+	mem = mmap(NULL, f->table6_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   f->table6, 0);
+	if (mem == MAP_FAILED)
+		return fail(t, "IPv6 table mmap: %s", strerror(errno));
+	f->table6_mem = mem;
+	if (mbt6_view(m, mem, entries))
+		return fail(t, "IPv6 table view");
+	mbt6_clear(m);
+	if (bpf_map_update_elem(bpf_map__fd(f->skel->maps.table_v6), &zero,
+				&f->table6, BPF_ANY))
+		return fail(t, "IPv6 table slot: %s", strerror(errno));
+	return 0;
 }
 
 int use_table(struct t *t, int gen)

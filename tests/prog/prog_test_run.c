@@ -12,7 +12,9 @@
  * headers are not linear (test-run skbs always are), i.e. the pull in
  * cls_egress.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -299,6 +301,83 @@ static int dir24_table_leaves_v6_to_trie(struct t *t)
 	    mk_v6(t, &p, "2001:db8::1", 0, NULL, 0))
 		return -1;
 	return expect_class(t, &p, 2);
+}
+
+/* ---- IPv6 table ---- */
+
+/*
+ * A fresh IPv6 table (maps/mbt6.c) in generation 0's slot holding one
+ * route; the trie says class 1 for 2001:db8::/32, so an answer from the
+ * table shows.
+ */
+static int v6table_with(struct t *t, const char *prefix, __u32 cls,
+			struct mbt6 *m)
+{
+	struct in6_addr a;
+	char addr[64];
+	int err;
+
+	if (route_add(t, "2001:db8::/32", 1))
+		return -1;
+	err = v6table(t, m);
+	if (err)
+		return err;
+	snprintf(addr, sizeof(addr), "%s", prefix);
+	*strchr(addr, '/') = '\0';
+	if (inet_pton(AF_INET6, addr, &a) != 1)
+		return fail(t, "bad prefix %s", prefix);
+	if (mbt6_add(m, a.s6_addr, atoi(strchr(prefix, '/') + 1), cls))
+		return fail(t, "mbt6_add %s", prefix);
+	return 0;
+}
+
+static int v6table_gives_class(struct t *t)
+{
+	struct mbt6 m;
+	struct pkt p;
+
+	if (v6table_with(t, "2001:db8:1::/48", 3, &m) ||
+	    mk_v6(t, &p, "2001:db8:1::5", 0, NULL, 0))
+		return -1;
+	return expect_class(t, &p, 3);
+}
+
+/* Outside the table's routes the table says "no route": the default. */
+static int v6table_miss_gives_default(struct t *t)
+{
+	struct mbt6 m;
+	struct pkt p;
+
+	if (v6table_with(t, "2001:db8:1::/48", 3, &m) ||
+	    mk_v6(t, &p, "2001:db9::5", 0, NULL, 0))
+		return -1;
+	return expect_class(t, &p, CLS_DEFAULT_CLASS);
+}
+
+/* A first-level entry that says "ask the trie": the trie answers. */
+static int v6table_ask_trie_uses_trie(struct t *t)
+{
+	struct mbt6 m;
+	struct pkt p;
+
+	if (v6table_with(t, "2001:db8:1::/48", 3, &m) ||
+	    mk_v6(t, &p, "2001:db8:1::5", 0, NULL, 0))
+		return -1;
+	m.t[0x2001] = MBT6_ASK_TRIE;
+	return expect_class(t, &p, 1);
+}
+
+/* A node pointing past the end of the map must not give a class. */
+static int v6table_node_outside_map_uses_trie(struct t *t)
+{
+	struct mbt6 m;
+	struct pkt p;
+
+	if (v6table_with(t, "2001:db8:1::/48", 3, &m) ||
+	    mk_v6(t, &p, "2001:db8:1::5", 0, NULL, 0))
+		return -1;
+	m.t[0x2001] = MBT6_CHILD | MBT6_DIRECT | (TEST_V6TABLE_UNITS + 100000);
+	return expect_class(t, &p, 1);
 }
 
 /* ---- VLAN ---- */
@@ -823,6 +902,10 @@ static const struct test_case tests[] = {
 	TEST(dir24_empty_slot_uses_trie, BOTH),
 	TEST(dir24_other_generation_ignored, BOTH),
 	TEST(dir24_table_leaves_v6_to_trie, BOTH),
+	TEST(v6table_gives_class, BOTH),
+	TEST(v6table_miss_gives_default, BOTH),
+	TEST(v6table_ask_trie_uses_trie, BOTH),
+	TEST(v6table_node_outside_map_uses_trie, BOTH),
 	TEST(vlan_v4_match, BOTH),
 	TEST(qinq_v4_match, BOTH),
 	TEST(qinq_v6_match, BOTH),
