@@ -105,26 +105,36 @@ static int collect_routes(struct cls_maps *m, struct metrics_snapshot *s)
 }
 
 /*
- * The live table is reached through its slot by map id, which the kernel
- * grants only with CAP_SYS_ADMIN: without it the table is left out, the
- * rest of the snapshot stands.
+ * The live tables are reached through their slots by map id, which the
+ * kernel grants only with CAP_SYS_ADMIN: without it the tables are left
+ * out, the rest of the snapshot stands.
  */
-static int collect_v4_table(struct cls_maps *m, struct metrics_table *t)
+static int collect_tables(struct cls_maps *m, struct metrics_table *t)
 {
 	struct cls_table_info info;
 	int err = cls_table_info(m, &info);
 
-	memset(t, 0, sizeof(*t));
+	memset(t, 0, METRICS_NR_FAMILIES * sizeof(*t));
 	if (err == -EPERM)
 		return 0;
 	if (err)
 		return err;
-	t->available = true;
-	t->on = info.on;
-	t->groups = info.groups;
-	t->groups_used = info.used;
-	t->ask_trie = info.ask_trie;
-	t->bytes = info.bytes;
+	t[METRICS_V4] = (struct metrics_table){
+		.available = true,
+		.on = info.on,
+		.capacity = info.groups,
+		.used = info.used,
+		.ask_trie = info.ask_trie,
+		.bytes = info.bytes,
+	};
+	t[METRICS_V6] = (struct metrics_table){
+		.available = true,
+		.on = info.v6.on,
+		.capacity = info.v6.units,
+		.used = info.v6.used,
+		.ask_trie = info.v6.ask_trie,
+		.bytes = info.v6.bytes,
+	};
 	return 0;
 }
 
@@ -261,7 +271,7 @@ int metrics_collect(struct cls_maps *m, struct metrics_snapshot *s)
 	if (!err)
 		err = collect_routes(m, s);
 	if (!err)
-		err = collect_v4_table(m, &s->table[METRICS_V4]);
+		err = collect_tables(m, s->table);
 	if (!err)
 		err = collect_attachments(m, s);
 	if (err)
@@ -269,8 +279,6 @@ int metrics_collect(struct cls_maps *m, struct metrics_snapshot *s)
 	collect_reasons(m, s);
 	s->layout = st.layout;
 	collect_sync(&st.sync, &s->sync);
-	/* No IPv6 table in this layout. */
-	memset(&s->table[METRICS_V6], 0, sizeof(s->table[METRICS_V6]));
 	collect_bpf_stats(s);
 	s->collect_ns = now_ns(CLOCK_MONOTONIC) - start;
 	return 0;

@@ -254,8 +254,8 @@ static void write_routes(struct out *o, const struct metrics_snapshot *s)
 
 enum table_gauge {
 	TG_ENABLED,
-	TG_GROUPS,
-	TG_GROUPS_USED,
+	TG_CAPACITY,
+	TG_USED,
 	TG_FALLBACKS,
 	TG_BYTES,
 	TG_MAX,
@@ -266,14 +266,14 @@ static const struct {
 } table_gauges[TG_MAX] = {
 	[TG_ENABLED] = {"classifier_table_enabled",
 			"1 if packets are looked up in the table (IPv4: "
-			"DIR-24-8); 0: the trie answers."},
-	[TG_GROUPS] = {"classifier_table_groups",
-		       "Second-level groups the table has room for."},
-	[TG_GROUPS_USED] = {"classifier_table_groups_used",
-			    "Second-level groups in use."},
+			"DIR-24-8, IPv6: multibit); 0: the trie answers."},
+	[TG_CAPACITY] = {"classifier_table_capacity",
+			 "Room in the table: IPv4 second-level groups (a /24 "
+			 "each), IPv6 32-byte units."},
+	[TG_USED] = {"classifier_table_used", "Of that room, what is in use."},
 	[TG_FALLBACKS] = {"classifier_table_trie_fallbacks",
-			  "First-level entries (IPv4: /24s) left to the trie "
-			  "for want of a group."},
+			  "Parts of the address space left to the trie for "
+			  "want of room (IPv4: /24s, IPv6: slots)."},
 	[TG_BYTES] = {"classifier_table_memory_bytes",
 		      "Size of the table's map."},
 };
@@ -283,10 +283,10 @@ static __u64 table_value(const struct metrics_table *t, enum table_gauge g)
 	switch (g) {
 	case TG_ENABLED:
 		return t->on;
-	case TG_GROUPS:
-		return t->groups;
-	case TG_GROUPS_USED:
-		return t->groups_used;
+	case TG_CAPACITY:
+		return t->capacity;
+	case TG_USED:
+		return t->used;
 	case TG_FALLBACKS:
 		return t->ask_trie;
 	default:

@@ -5,9 +5,8 @@
  * exporter.c, watch.c), which never touch a map.  Plain C, so the views
  * are tested on hand-made snapshots.
  *
- * A table that could not be read (or does not exist yet: IPv6) has its
- * `available` flag false; the views then show nothing for it (no zero
- * that could be mistaken for a value).
+ * A table that could not be read has its `available` flag false; the views then
+ * show nothing for it (no zero that could be mistaken for a value).
  */
 #ifndef CLS_METRICS_SNAPSHOT_H
 #define CLS_METRICS_SNAPSHOT_H
@@ -37,12 +36,16 @@ struct metrics_reason {
 	struct cls_counter count;
 };
 
+/*
+ * A lookup table: IPv4's DIR-24-8 counts its room in second-level groups
+ * (one /24 each), IPv6's multibit table in 32-byte units of its pool.
+ */
 struct metrics_table {
-	bool available; /* read (no IPv6 table yet; IPv4 needs CAP_SYS_ADMIN) */
+	bool available; /* read (the live tables need CAP_SYS_ADMIN) */
 	bool on;	/* the live route set has a table */
-	__u32 groups;	/* capacity: second-level groups */
-	__u32 groups_used;
-	__u32 ask_trie; /* /24s answered by the trie for want of a group */
+	__u64 capacity; /* groups, units */
+	__u64 used;
+	__u64 ask_trie; /* IPv4: /24s, IPv6: slots left to the trie */
 	__u64 bytes;	/* size of the map */
 };
 

@@ -59,7 +59,7 @@ as_unit -all,+sys_admin
 metrics_exporter_start
 scrape "$P"
 expect_eq "table groups with CAP_SYS_ADMIN" \
-	"$(prom_value "$P" 'classifier_table_groups{family="ipv4"}')" 16
+	"$(prom_value "$P" 'classifier_table_capacity{family="ipv4"}')" 16
 expect_eq "program info with CAP_SYS_ADMIN" \
 	"$(grep -c '^classifier_program_info{prog_id="[0-9]*",name="cls_egress",' "$P")" 1
 metrics_exporter_stop

@@ -10,7 +10,7 @@
 # left); an unwritable path fails, no file made.  The state beside the
 # counters agrees with `status` and `table`: build and layout, programs
 # of this build, routes by family and source, no sync daemon, the IPv4
-# table off (auto, few routes) and then on.
+# and IPv6 tables off (auto, few routes) and then on.
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/netns/metrics.sh
@@ -114,19 +114,26 @@ expect_eq "ipv4 routes as status counts them" "$(route ipv4 hand)" \
 expect_eq "sync daemon" "$(prom_value "$P" classifier_sync_up)" 0
 expect_eq "sync figures without a daemon" \
 	"$(grep -c '^classifier_sync_[a-z_]* ' "$P")" 1
-expect_eq "no ipv6 table" "$(grep -c '^classifier_table_.*family="ipv6"' "$P" || true)" 0
-# four IPv4 routes: auto leaves IPv4 to the trie; on builds a table
-expect_eq "ipv4 table, auto" \
-	"$(prom_value "$P" 'classifier_table_enabled{family="ipv4"}')" 0
+table()
+{
+	prom_value "$P" "classifier_table_$1{family=\"$2\"}"
+}
+# a few routes: auto leaves both families to the tries; on builds tables
+expect_eq "ipv4 table, auto" "$(table enabled ipv4)" 0
+expect_eq "ipv6 table, auto" "$(table enabled ipv6)" 0
 cls table on groups 64
 metrics_prom >"$P"
-expect_eq "ipv4 table, on" \
-	"$(prom_value "$P" 'classifier_table_enabled{family="ipv4"}')" 1
-expect_eq "table groups" \
-	"$(prom_value "$P" 'classifier_table_groups{family="ipv4"}')" 64
-expect_eq "table bytes as table shows them" \
-	"$(prom_value "$P" 'classifier_table_memory_bytes{family="ipv4"}')" \
-	"$(cls -j table | jq .bytes)"
-expect_eq "groups used as table shows them" \
-	"$(prom_value "$P" 'classifier_table_groups_used{family="ipv4"}')" \
-	"$(cls -j table | jq .groups_used)"
+cls -j table >"$WORK/table.json"
+expect_eq "ipv4 table, on" "$(table enabled ipv4)" 1
+expect_eq "ipv4 table capacity" "$(table capacity ipv4)" 64
+expect_eq "ipv4 table used as table shows it" "$(table used ipv4)" \
+	"$(jq .groups_used "$WORK/table.json")"
+expect_eq "ipv4 table bytes as table shows them" \
+	"$(table memory_bytes ipv4)" "$(jq .bytes "$WORK/table.json")"
+expect_eq "ipv6 table, on" "$(table enabled ipv6)" 1
+expect_eq "ipv6 table capacity as table shows it" "$(table capacity ipv6)" \
+	"$(jq .ipv6.units "$WORK/table.json")"
+expect_eq "ipv6 table used as table shows it" "$(table used ipv6)" \
+	"$(jq .ipv6.units_used "$WORK/table.json")"
+expect_eq "ipv6 table bytes as table shows them" \
+	"$(table memory_bytes ipv6)" "$(jq .ipv6.bytes "$WORK/table.json")"

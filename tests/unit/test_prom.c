@@ -88,10 +88,12 @@ static void small_snapshot(struct metrics_snapshot *s)
 	s->unclassified[0].count = (struct cls_counter){5, 300};
 	s->table[METRICS_V4] = (struct metrics_table){.available = true,
 						      .on = true,
-						      .groups = 131072,
-						      .groups_used = 12,
+						      .capacity = 131072,
+						      .used = 12,
 						      .ask_trie = 0,
 						      .bytes = 201330688};
+	s->table[METRICS_V6] = (struct metrics_table){
+		.available = true, .capacity = 0, .bytes = 0};
 	s->att = atts;
 	s->nr_att = 2;
 	s->prog = progs;
@@ -153,23 +155,28 @@ static const char golden_head[] =
 
 static const char golden_tail[] =
 	"# HELP classifier_table_enabled 1 if packets are looked up in the "
-	"table (IPv4: DIR-24-8); 0: the trie answers.\n"
+	"table (IPv4: DIR-24-8, IPv6: multibit); 0: the trie answers.\n"
 	"# TYPE classifier_table_enabled gauge\n"
 	"classifier_table_enabled{family=\"ipv4\"} 1\n"
-	"# HELP classifier_table_groups Second-level groups the table has room "
-	"for.\n"
-	"# TYPE classifier_table_groups gauge\n"
-	"classifier_table_groups{family=\"ipv4\"} 131072\n"
-	"# HELP classifier_table_groups_used Second-level groups in use.\n"
-	"# TYPE classifier_table_groups_used gauge\n"
-	"classifier_table_groups_used{family=\"ipv4\"} 12\n"
-	"# HELP classifier_table_trie_fallbacks First-level entries (IPv4: "
-	"/24s) left to the trie for want of a group.\n"
+	"classifier_table_enabled{family=\"ipv6\"} 0\n"
+	"# HELP classifier_table_capacity Room in the table: IPv4 second-level "
+	"groups (a /24 each), IPv6 32-byte units.\n"
+	"# TYPE classifier_table_capacity gauge\n"
+	"classifier_table_capacity{family=\"ipv4\"} 131072\n"
+	"classifier_table_capacity{family=\"ipv6\"} 0\n"
+	"# HELP classifier_table_used Of that room, what is in use.\n"
+	"# TYPE classifier_table_used gauge\n"
+	"classifier_table_used{family=\"ipv4\"} 12\n"
+	"classifier_table_used{family=\"ipv6\"} 0\n"
+	"# HELP classifier_table_trie_fallbacks Parts of the address space "
+	"left to the trie for want of room (IPv4: /24s, IPv6: slots).\n"
 	"# TYPE classifier_table_trie_fallbacks gauge\n"
 	"classifier_table_trie_fallbacks{family=\"ipv4\"} 0\n"
+	"classifier_table_trie_fallbacks{family=\"ipv6\"} 0\n"
 	"# HELP classifier_table_memory_bytes Size of the table's map.\n"
 	"# TYPE classifier_table_memory_bytes gauge\n"
 	"classifier_table_memory_bytes{family=\"ipv4\"} 201330688\n"
+	"classifier_table_memory_bytes{family=\"ipv6\"} 0\n"
 	"# HELP classifier_attachment_up Attachments of classifier's programs: "
 	"1 if the device exists, 0 if the attachment outlived it.\n"
 	"# TYPE classifier_attachment_up gauge\n"
@@ -313,9 +320,11 @@ static void test_unreadable_table_absent(void **state)
 
 	(void)state;
 	small_snapshot(&s);
+	s.table[METRICS_V6].available = false;
 	out = render(&s);
-	assert_non_null(strstr(out, "{family=\"ipv4\"}"));
-	assert_null(strstr(out, "classifier_table_enabled{family=\"ipv6\"}"));
+	assert_non_null(
+		strstr(out, "classifier_table_enabled{family=\"ipv4\"}"));
+	assert_null(strstr(out, "{family=\"ipv6\"}"));
 	free(out);
 	s.table[METRICS_V4].available = false;
 	out = render(&s);
