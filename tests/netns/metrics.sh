@@ -87,6 +87,20 @@ scrape()
 	in_snd_curl -f -o "$1" "http://$EXPORTER_ADDR/metrics"
 }
 
+# wait_scrape WHAT SERIES WANT: scrape into $WORK/s.prom until SERIES
+# has WANT (5 s).
+wait_scrape()
+{
+	local got
+	for _ in $(seq 50); do
+		scrape "$WORK/s.prom"
+		got=$(prom_value "$WORK/s.prom" "$2")
+		[ "$got" = "$3" ] && { log "$1: $2 = $got"; return 0; }
+		sleep 0.1
+	done
+	fail "$1: $2 is $got, expected $3"
+}
+
 # prom_value FILE SERIES: the value of one series (name{labels} exactly as
 # written) in an exposition, or "none".
 prom_value()

@@ -24,19 +24,6 @@ nsenter --net="/run/netns/$NS_S" "$CLASSIFIER" --bpffs "$BPFFS" \
 	-j stats watch 0.2 >"$WORK/watch.json" 2>"$WORK/watch.err" &
 WATCH_PID=$!
 
-# wait_scrape WHAT SERIES WANT: scrape until SERIES has WANT (5 s).
-wait_scrape()
-{
-	local got
-	for _ in $(seq 50); do
-		scrape "$WORK/s.prom"
-		got=$(prom_value "$WORK/s.prom" "$2")
-		[ "$got" = "$3" ] && { log "$1: $2 = $got"; return 0; }
-		sleep 0.1
-	done
-	fail "$1: $2 is $got, expected $3"
-}
-
 late_pkts='classifier_class_packets_total{class="1:50",name="late",direction="egress"}'
 table_on='classifier_table_enabled{family="ipv4"}'
 

@@ -38,26 +38,14 @@ grep -q "layout 3.*run 'classifier upgrade'" "$WORK/watch.err" ||
 log "watch: $(cat "$WORK/watch.err")"
 
 cls upgrade
-# wait_scrape SERIES WANT: scrape until SERIES has WANT (5 s).
-wait_scrape()
-{
-	local got
-	for _ in $(seq 50); do
-		scrape "$WORK/s.prom"
-		got=$(prom_value "$WORK/s.prom" "$1")
-		[ "$got" = "$2" ] && { log "$1 = $got"; return 0; }
-		sleep 0.1
-	done
-	fail "$1 is $got, expected $2"
-}
-wait_scrape classifier_up 1
+wait_scrape "upgraded" classifier_up 1
 expect_eq "counter carried over" "$(prom_value "$WORK/s.prom" "$web")" 100
 expect_eq "layout" "$(prom_value "$WORK/s.prom" classifier_layout_version)" 4
 build=$(cls -V | sed -n 's/.*build \([0-9a-f]*\)).*/\1/p')
 expect_eq "attached program of this build" \
 	"$(grep -c "^classifier_program_info{.*name=\"cls_egress\",.*build_id=\"$build\"} 1$" "$WORK/s.prom")" 1
 send "$WEB4" 100
-wait_scrape "$web" 200
+wait_scrape "counted after" "$web" 200
 metrics_exporter_stop
 head -n1 "$WORK/exporter.log" |
 	grep -q "^classifier: exporter: .*layout 3.*run 'classifier upgrade'$" ||
