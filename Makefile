@@ -51,6 +51,9 @@ all: $(OUTPUT)/classifier $(UNIT_BINS) $(PROG_BIN) $(OUTPUT)/tests/tcnl_test \
 	$(OUTPUT)/tests/table_agree $(OUTPUT)/tests/table6_agree \
 	$(OUTPUT)/tests/check_state
 
+# After `all`, which stays the default goal; defines METRICS_OBJS.
+include metrics/metrics.mk
+
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
@@ -74,9 +77,9 @@ $(OUTPUT)/%.o: %.c $(USER_HDRS) maps/classifier_abi.h
 # Only the loader embeds the BPF object.
 $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard loader/*.c)): $(SKELS)
 
-$(OUTPUT)/classifier: $(CLI_OBJS) $(LIB_OBJS)
+$(OUTPUT)/classifier: $(CLI_OBJS) $(LIB_OBJS) $(METRICS_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(METRICS_LDLIBS) -o $@
 
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(UTIL_OBJS) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -97,9 +100,10 @@ $(OUTPUT)/tests/test_mbt6: tests/unit/test_mbt6.c $(OUTPUT)/maps/mbt6.o \
 # The CLI's error handling: the commands without main(), and the library.
 $(OUTPUT)/tests/test_cli: tests/unit/test_cli.c \
 		$(filter-out $(OUTPUT)/cli/main.o,$(CLI_OBJS)) $(LIB_OBJS) \
-		| $(OUTPUT)/tests
+		$(METRICS_OBJS) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) $(METRICS_LDLIBS) \
+		-lcmocka -o $@
 
 # Table, trie and program agree, through the real maps library (root).
 $(OUTPUT)/tests/table_agree: tests/agree/table_agree.c tests/agree/agree.c \
@@ -153,9 +157,9 @@ $(FAULT)/%.o: %.c $(USER_HDRS) maps/classifier_abi.h | $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DCLS_FAULT_INJECT -c $< -o $@
 
-$(FAULT)/classifier: $(FAULT_OBJS)
+$(FAULT)/classifier: $(FAULT_OBJS) $(METRICS_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(METRICS_LDLIBS) -o $@
 
 # The last commit with pinned layout 3: the upgrade test starts from it.
 PREV_LAYOUT_COMMIT := 93f17df3d8018df356f439d9e8077783d0443904

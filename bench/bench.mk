@@ -17,7 +17,8 @@ B := $(OUTPUT)/bench
 
 .DELETE_ON_ERROR:
 .PHONY: all
-all: $(B)/progbench $(B)/prefixgen $(B)/blast $(B)/routebench $(B)/memlat
+all: $(B)/progbench $(B)/prefixgen $(B)/blast $(B)/routebench $(B)/memlat \
+	$(B)/metricsbench
 
 $(B):
 	@mkdir -p $@
@@ -61,3 +62,12 @@ $(B)/routebench: bench/routebench.c $(LIB_OBJS) | $(B)
 	@printf '  %-8s %s\n' LINK $@
 	@$(CC) $(CPPFLAGS) $(CFLAGS) bench/routebench.c $(LIB_OBJS) \
 		-lbpf -lelf -lz -lmnl -o $@
+
+# The metrics read, as the CLI's objects do it (bench/metrics.sh runs it).
+METRICS_BENCH_OBJS := $(patsubst %,$(OUTPUT)/metrics/%.o,collect prom snapshot)
+
+$(B)/metricsbench: bench/metricsbench.c $(LIB_OBJS) $(METRICS_BENCH_OBJS) \
+		| $(B)
+	@printf '  %-8s %s\n' LINK $@
+	@$(CC) $(CPPFLAGS) $(CFLAGS) bench/metricsbench.c $(LIB_OBJS) \
+		$(METRICS_BENCH_OBJS) -lbpf -lelf -lz -lmnl -o $@

@@ -52,7 +52,8 @@ struct cli_object {
 
 extern const struct cli_object cli_attach_obj, cli_detach_obj,
 	cli_status_obj, cli_upgrade_obj, cli_purge_obj, cli_class_obj,
-	cli_route_obj, cli_lookup_obj, cli_stats_obj, cli_table_obj;
+	cli_route_obj, cli_lookup_obj, cli_stats_obj, cli_table_obj,
+	cli_exporter_obj;
 
 /* Run one command line (OBJECT VERB ARGS...). */
 int cli_run(struct cli *c, int argc, char **argv);
@@ -65,6 +66,11 @@ void cli_err(struct cli *c, const char *fmt, ...)
 /* The same for a negative errno, with a hint for the common ones. */
 int cli_errno(struct cli *c, int err, const char *what);
 
+/*
+ * Report why the pins could not be opened (or read): the library's
+ * reason, "nothing set up" for -ENOENT, or the errno.  Returns err.
+ */
+int cli_open_failed(struct cli *c, int err);
 /* Pinned maps for reading; -ENOENT (reported) if nothing is set up. */
 int cli_maps_read(struct cli *c);
 /* Pinned maps for a change: mounts bpffs, creates the pins, locks. */

@@ -116,13 +116,17 @@ static void notify(void *ctx, const char *line)
 	fprintf(stderr, "classifier: %s\n", line);
 }
 
-/* The library's reason for refusing the pins, or the errno's. */
-static int open_failed(struct cli *c, int err)
+int cli_open_failed(struct cli *c, int err)
 {
 	const char *why = cls_open_error();
 
 	if (*why)
 		cli_err(c, "%s", why);
+	else if (err == -ENOENT)
+		cli_err(c,
+			"nothing set up under %s yet (add a class or route, or "
+			"attach)",
+			c->root);
 	else
 		cli_errno(c, err, c->root);
 	return err;
@@ -136,15 +140,8 @@ int cli_maps_read(struct cli *c)
 	if (c->maps_open)
 		return 0;
 	err = cls_open(&c->maps, &o);
-	if (err == -ENOENT && !*cls_open_error()) {
-		cli_err(c,
-			"nothing set up under %s yet (add a class or route, or "
-			"attach)",
-			c->root);
-		return err;
-	}
 	if (err)
-		return open_failed(c, err);
+		return cli_open_failed(c, err);
 	c->maps_open = true;
 	return 0;
 }
@@ -159,7 +156,7 @@ int cli_maps_write(struct cli *c)
 
 	if (c->maps_open) {
 		err = cls_lock(&c->maps, c->wait_ms);
-		return err ? open_failed(c, err) : 0;
+		return err ? cli_open_failed(c, err) : 0;
 	}
 	/* Only the default location is ours to mount; tests bring their own. */
 	if (!c->bpffs) {
@@ -172,7 +169,7 @@ int cli_maps_write(struct cli *c)
 	if (err == -EINPROGRESS && !(err = cli_upgrade_if_needed(c)))
 		err = cls_open(&c->maps, &o);
 	if (err)
-		return open_failed(c, err);
+		return cli_open_failed(c, err);
 	c->maps_open = true;
 	return 0;
 }

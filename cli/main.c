@@ -8,9 +8,9 @@
 #include "cli/cli.h"
 #include "lib/log.h"
 #include "lib/parse.h"
+#include "lib/version.h"
 #include "loader/loader.h"
 
-#define CLS_VERSION "0.2"
 #define BATCH_MAX_ARGS 64
 
 /*

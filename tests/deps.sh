@@ -6,7 +6,7 @@ set -e
 pkgs="clang llvm libbpf-dev bpftool libmnl-dev libelf-dev zlib1g-dev
 	libnl-3-dev libnl-route-3-dev libmicrohttpd-dev
 	libcmocka-dev pkg-config make gcc iproute2 nftables iputils-ping jq
-	util-linux procps python3 gnuplot-nox strace
+	util-linux procps python3 gnuplot-nox strace prometheus curl tmux
 	systemd man-db groff-base bash-completion
 	debhelper dpkg-dev lintian debootstrap"
 

@@ -57,6 +57,21 @@ static const struct cli_case cases[] = {
 	{ "stats frob", "unknown command \"frob\"" },
 	{ "stats show extra", "unknown argument \"extra\"" },
 	{ "stats on now", "takes no arguments" },
+	{ "stats prometheus a b", "expected [ FILE ]" },
+	{ "stats watch 0.05", "interval \"0.05\": expected seconds" },
+	{ "stats watch 1e9", "interval \"1e9\"" },
+	{ "stats watch 1s", "interval \"1s\"" },
+	{ "stats watch count", "count: expected a number" },
+	{ "stats watch 1 count 0", "count: expected a number" },
+	{ "stats watch 1 count 2 json", "unknown argument \"json\"" },
+	{ "exporter listen", "\"listen\" needs a value" },
+	{ "exporter --listen", "\"--listen\" needs a value" },
+	{ "exporter listen localhost:9435", "numeric address" },
+	{ "exporter --listen=127.0.0.1:0", "port must be 1-65535" },
+	{ "exporter listen ::1:9435", "in brackets" },
+	{ "exporter port 9435", "unknown argument \"port\"" },
+	{ "exporter timeout 0", "timeout \"0\": expected seconds" },
+	{ "exporter listen 127.0.0.1:9435 timeout", "\"timeout\" needs a value" },
 	{ "lookup", "expected ADDR" },
 	{ "lookup 10.0.0.300", "10.0.0.300" },
 	{ "lookup 10.0.0.0/8", "10.0.0.0/8" },
@@ -129,9 +144,11 @@ static void test_bad_input_is_one_line(void **state)
 
 static void test_reads_need_setup(void **state)
 {
-	static const char *const reads[] = { "route list", "class list",
-					     "stats", "status",
-					     "lookup 10.0.0.1" };
+	static const char *const reads[] = {
+		"route list", "class list",	  "stats",
+		"status",     "lookup 10.0.0.1", "stats prometheus",
+		"stats watch",
+	};
 	char err[1024];
 	struct cli c;
 	size_t i;
@@ -163,9 +180,11 @@ static void test_change_refuses_non_bpffs(void **state)
 
 static void test_help_succeeds_quietly(void **state)
 {
-	static const char *const helps[] = { "route help", "class help",
-					     "stats help", "attach help",
-					     "route add help" };
+	static const char *const helps[] = {
+		"route help",	  "class help",	   "stats help",
+		"attach help",	  "route add help", "exporter help",
+		"stats watch help",
+	};
 	char err[1024];
 	struct cli c;
 	size_t i;
