@@ -39,11 +39,6 @@ static const char *build_of(const struct status *st,
 	return *id == st->build ? "current" : "other";
 }
 
-static bool sync_running(const struct cls_sync_status *s)
-{
-	return s->pid && !kill(s->pid, 0);
-}
-
 static void status_json(struct cli *c, const struct status *st,
 			struct json_writer *jw)
 {
@@ -77,7 +72,7 @@ static void status_json(struct cli *c, const struct status *st,
 	cli_table_json(jw, &st->table);
 	jw_name(jw, "sync");
 	jw_start_object(jw);
-	jw_bool_field(jw, "running", sync_running(sy));
+	jw_bool_field(jw, "running", cls_sync_running(sy));
 	jw_uint_field(jw, "pid", sy->pid);
 	jw_uint_field(jw, "routes", sy->routes);
 	jw_uint_field(jw, "shadowed", sy->shadowed);
@@ -143,7 +138,7 @@ static void status_text(struct cli *c, const struct status *st)
 		localtime_r(&ts, &tm);
 		strftime(when, sizeof(when), "%F %T", &tm);
 	}
-	if (sync_running(sy))
+	if (cls_sync_running(sy))
 		printf("sync     running (pid %u): %u routes, %u shadowed by "
 		       "hand routes, last resync %s, %u errors\n",
 		       sy->pid, sy->routes, sy->shadowed, when, sy->errors);

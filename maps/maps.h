@@ -361,5 +361,10 @@ const char *cls_reason_name(enum cls_reason r);
 /* The state map: layout, counts, the change in progress, sync status. */
 int cls_state_read(struct cls_maps *m, struct cls_state *s);
 int cls_sync_status_set(struct cls_maps *m, const struct cls_sync_status *s);
+/*
+ * The daemon whose status this is still runs (its pid is cleared when it
+ * exits cleanly; a process we may not signal counts as alive).
+ */
+bool cls_sync_running(const struct cls_sync_status *s);
 
 #endif

@@ -12,7 +12,8 @@
 
 #include "maps/internal.h"
 
-static char open_error[512];
+/* Per thread: an exporter thread may open pins beside the sync daemon. */
+static __thread char open_error[512];
 
 void cls_set_error(const char *fmt, ...)
 {
@@ -100,6 +101,11 @@ int cls_sync_status_set(struct cls_maps *m, const struct cls_sync_status *st)
 		return err;
 	s.sync = *st;
 	return cls_state_write(m, &s);
+}
+
+bool cls_sync_running(const struct cls_sync_status *s)
+{
+	return s->pid && (!kill(s->pid, 0) || errno == EPERM);
 }
 
 #ifdef CLS_FAULT_INJECT

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,22 +36,6 @@ static __u64 now_ns(clockid_t clk)
 static void build_id_hex(__u64 id, char buf[METRICS_BUILD_ID_LEN])
 {
 	snprintf(buf, METRICS_BUILD_ID_LEN, "%016llx", (unsigned long long)id);
-}
-
-static __u64 build_id;
-
-static void hash_build(void)
-{
-	build_id = cls_build_id();
-}
-
-/* Hashing the BPF object costs 0.1-0.2 ms: once per process. */
-static __u64 this_build(void)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-	pthread_once(&once, hash_build);
-	return build_id;
 }
 
 static int collect_classes(struct cls_maps *m, struct metrics_snapshot *s)
@@ -143,7 +126,7 @@ static void collect_sync(const struct cls_sync_status *y,
 {
 	memset(s, 0, sizeof(*s));
 	/* As `classifier status` tells: the pid is cleared on a clean exit. */
-	s->running = y->pid && !kill(y->pid, 0);
+	s->running = cls_sync_running(y);
 	if (!s->running)
 		return;
 	s->routes = y->routes;
@@ -260,7 +243,7 @@ int metrics_collect(struct cls_maps *m, struct metrics_snapshot *s)
 	s->time_ns = now_ns(CLOCK_REALTIME);
 	s->nr_cpus = m->nr_cpus;
 	s->version = CLS_VERSION;
-	build_id_hex(this_build(), s->build_id);
+	build_id_hex(cls_build_id(), s->build_id);
 	err = cls_stats_map(m);
 	if (!err)
 		err = cls_stats_get_enabled(m, &s->stats_on);
