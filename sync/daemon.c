@@ -251,7 +251,8 @@ static int run(struct daemon *d)
 			return -errno;
 		if ((p[1].revents & POLLIN) && signal_msg(d))
 			return 0;
-		if (p[0].revents & POLLIN)
+		/* an overrun shows as POLLERR; the read reports it */
+		if (p[0].revents & (POLLIN | POLLERR))
 			read_events(d);
 		due = sync_engine_resync_due(d->e, &reason);
 		if (due && due <= mono_ns())

@@ -8,7 +8,7 @@ pkgs="clang llvm libbpf-dev bpftool libmnl-dev libelf-dev zlib1g-dev
 	libcmocka-dev pkg-config make gcc iproute2 nftables iputils-ping jq
 	util-linux procps python3 gnuplot-nox strace
 	systemd man-db groff-base bash-completion
-	debhelper dpkg-dev lintian debootstrap"
+	debhelper dpkg-dev lintian debootstrap bird2"
 
 "$(dirname "$0")/../deploy/ensure-packages.sh" deps $pkgs
 
