@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,9 +211,12 @@ static int queue_op(struct sync_engine *e, const struct cls_prefix *p,
 	if (e->swap)
 		return 0;
 	if (e->nops >= swap_threshold(e)) {
-		/* cheaper to send the whole set than this many changes */
+		/* cheaper to send the whole set than this many changes; the
+		 * list (up to a quarter of the routes) is not needed now */
 		e->swap = true;
-		e->nops = 0;
+		e->nops = e->cap_ops = 0;
+		free(e->ops);
+		e->ops = NULL;
 		return 0;
 	}
 	if (e->nops == e->cap_ops) {
@@ -730,10 +734,9 @@ int sync_engine_resync_begin(struct sync_engine *e)
 
 int sync_engine_resync_add(struct sync_engine *e, const struct kroute *k)
 {
-	struct rtab *t = &e->tab[fam_idx(k->dst.family)];
-	struct prefix_state before;
+	int fi = fam_idx(k->dst.family), rule, err;
 	struct rtab_ent x;
-	int rule, err;
+	bool new_prefix;
 
 	if (!sync_rules_want(&e->rules, k->dst.family, k->table))
 		return 0;
@@ -741,10 +744,11 @@ int sync_engine_resync_add(struct sync_engine *e, const struct kroute *k)
 	if (rule < 0)
 		return 0;
 	to_ent(k, rule, &x);
-	prefix_state(e, t, &k->dst, &before);
-	/* a dump restarted by the kernel may list a route twice */
-	err = rtab_update(t, &x, &x) ? rtab_insert(t, &x) : 0;
-	return err ? err : settle_prefix(e, t, &k->dst, &before);
+	/* an update: a dump restarted by the kernel may list a route twice */
+	err = rtab_upsert(&e->tab[fi], &x, &new_prefix);
+	if (!err && new_prefix)
+		e->prefixes[fi]++;
+	return err;
 }
 
 void sync_engine_resync_abort(struct sync_engine *e, int err, __u64 now_ns)
@@ -801,6 +805,9 @@ out:
 		e->swap ? "swapped in" : "set", c.set, c.del,
 		e->st.last_resync_ms);
 	batch_done(e);
+	/* a resync's diff and swap buffers are freed by now; give the
+	 * memory back rather than keep it for the next one */
+	malloc_trim(0);
 	sync_engine_status_push(e);
 	return 0;
 }

@@ -73,9 +73,33 @@ static size_t next(const struct rtab *t, size_t i)
 	return i + 1 == t->cap ? 0 : i + 1;
 }
 
+/* Fixed-size compares: a memcmp() call per probed slot cost a tenth of a
+ * million-route resync. */
 static bool key_eq(const struct rtab *t, size_t i, const struct cls_prefix *p)
 {
-	return tail(t, i)->len == p->len && !memcmp(slot(t, i), p->addr, t->ksz);
+	const __u8 *k = slot(t, i);
+	__u64 a[2], b[2];
+	__u32 x, y;
+
+	if (tail(t, i)->len != p->len)
+		return false;
+	if (t->ksz == 4) {
+		memcpy(&x, k, 4);
+		memcpy(&y, p->addr, 4);
+		return x == y;
+	}
+	memcpy(a, k, 16);
+	memcpy(b, p->addr, 16);
+	return a[0] == b[0] && a[1] == b[1];
+}
+
+static bool slot_is(const struct rtab *t, size_t i, const struct rtab_ent *id)
+{
+	const struct tail *tl = tail(t, i);
+
+	return key_eq(t, i, &id->dst) && tl->table == id->table &&
+	       tl->metric == id->metric && tl->tos == id->tos &&
+	       tl->nhhash == id->nhhash;
 }
 
 static void unpack(const struct rtab *t, size_t i, struct rtab_ent *e)
@@ -188,6 +212,32 @@ int rtab_insert(struct rtab *t, const struct rtab_ent *e)
 	return 0;
 }
 
+int rtab_upsert(struct rtab *t, const struct rtab_ent *e, bool *new_prefix)
+{
+	size_t i;
+	int err;
+
+	if ((t->n + 1) * 4 > t->cap * 3) {
+		err = grow(t);
+		if (err)
+			return err;
+	}
+	*new_prefix = true;
+	for (i = home(t, key_hash(t, e->dst.addr, e->dst.len)); used(t, i);
+	     i = next(t, i)) {
+		if (!key_eq(t, i, &e->dst))
+			continue;
+		*new_prefix = false;
+		if (slot_is(t, i, e)) {
+			pack(t, i, e);
+			return 0;
+		}
+	}
+	pack(t, i, e);
+	t->n++;
+	return 0;
+}
+
 size_t rtab_find(const struct rtab *t, const struct cls_prefix *p,
 		 struct rtab_ent *out, size_t max)
 {
@@ -201,15 +251,6 @@ size_t rtab_find(const struct rtab *t, const struct cls_prefix *p,
 		n++;
 	}
 	return n;
-}
-
-static bool slot_is(const struct rtab *t, size_t i, const struct rtab_ent *id)
-{
-	const struct tail *tl = tail(t, i);
-
-	return key_eq(t, i, &id->dst) && tl->table == id->table &&
-	       tl->metric == id->metric && tl->tos == id->tos &&
-	       tl->nhhash == id->nhhash;
 }
 
 static long find_slot(const struct rtab *t, const struct rtab_ent *id)

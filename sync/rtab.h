@@ -51,6 +51,12 @@ size_t rtab_find(const struct rtab *t, const struct cls_prefix *p,
 		 struct rtab_ent *out, size_t max);
 int rtab_insert(struct rtab *t, const struct rtab_ent *e);
 /*
+ * Overwrite the entry equal to e (rtab_update's identity), or insert e:
+ * one probe, for the million inserts of a resync.  *new_prefix: e is the
+ * first entry of its prefix.
+ */
+int rtab_upsert(struct rtab *t, const struct rtab_ent *e, bool *new_prefix);
+/*
  * Overwrite or remove the entry equal to id in prefix, table, metric,
  * TOS and nhhash; -ENOENT if there is none.
  */

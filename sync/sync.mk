@@ -55,3 +55,14 @@ all: $(OUTPUT)/tests/sync_dryrun
 # Network-namespace tests of the daemon (plain kernel routes, BIRD).
 sync-check: $(OUTPUT)/tests/sync_dryrun
 	$(Q)./tests/netns/run.sh -d tests/sync $(OUTPUT)/tests/sync_dryrun
+
+# Benchmark of the daemon (bench/sync.sh): decode cost, start-up, churn.
+$(OUTPUT)/bench/syncbench: bench/syncbench.c $(OUTPUT)/sync/kroute.o \
+		$(OUTPUT)/sync/rtsock.o $(OUTPUT)/lib/parse.o
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(NL_CFLAGS) $(CFLAGS) $^ $(NL_ROUTE_LIBS) -o $@
+
+.PHONY: sync-bench
+sync-bench: $(OUTPUT)/bench/syncbench $(OUTPUT)/tests/sync_dryrun
+	$(Q)./bench/sync.sh $(OUTPUT)

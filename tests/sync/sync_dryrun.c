@@ -5,14 +5,15 @@
  * `classifier sync` drives the pinned maps.  It shows what would be
  * synced; it does not classify anything.
  *
- *   sync_dryrun [-v] [--state FILE] [--changes] [--null] [--rcvbuf SIZE]
- *               [--class NAME=CLASSID]... [--hand PREFIX=CLASS]...
- *               [config FILE] [RULE...]
+ *   sync_dryrun [-v] [--state FILE | --status FILE] [--changes] [--null]
+ *               [--rcvbuf SIZE] [--class NAME=CLASSID]...
+ *               [--hand PREFIX=CLASS]... [config FILE] [RULE...]
  *
  * --state FILE   after every batch that changed something, FILE holds
  *                every route, "PREFIX CLASSID synced|hand", sorted (IPv4
  *                first), and FILE.status the daemon's status, "key value"
  *                lines; both replaced atomically (rename)
+ * --status FILE  the status file alone (benchmarks: no route list)
  * --changes      one line per change on stdout, "SECONDS.NANOS set PREFIX
  *                CLASSID" / "... del PREFIX" / "... swap N" (CLOCK_REALTIME)
  * --null         keep no routes (what the daemon alone costs in memory)
@@ -33,6 +34,7 @@
 struct dryrun {
 	struct mem_applier m;
 	const char *state;
+	char status[4100];
 	bool changes;
 	bool dirty;
 };
@@ -40,9 +42,9 @@ struct dryrun {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: sync_dryrun [-v] [--state FILE] [--changes] [--null] [--rcvbuf SIZE]\n"
-		"                   [--class NAME=CLASSID]... [--hand PREFIX=CLASS]...\n"
-		"                   [config FILE] [RULE...]\n");
+		"usage: sync_dryrun [-v] [--state FILE | --status FILE] [--changes] [--null]\n"
+		"                   [--rcvbuf SIZE] [--class NAME=CLASSID]...\n"
+		"                   [--hand PREFIX=CLASS]... [config FILE] [RULE...]\n");
 	exit(2);
 }
 
@@ -119,16 +121,15 @@ static void write_routes(struct dryrun *d)
 static void on_status(void *ctx, const struct sync_status *s)
 {
 	struct dryrun *d = ctx;
-	char tmp[4200], path[4100];
+	char tmp[4200];
 	FILE *f;
 
-	if (!d->state)
-		return;
-	if (d->dirty)
+	if (d->state && d->dirty)
 		write_routes(d);
 	d->dirty = false;
-	snprintf(path, sizeof(path), "%s.status", d->state);
-	f = open_tmp(path, tmp, sizeof(tmp));
+	if (!d->status[0])
+		return;
+	f = open_tmp(d->status, tmp, sizeof(tmp));
 	if (!f)
 		return;
 	fprintf(f,
@@ -145,7 +146,7 @@ static void on_status(void *ctx, const struct sync_status *s)
 		(unsigned long long)s->overruns,
 		(unsigned long long)s->errors, s->last_resync_reason,
 		s->last_resync_ms, s->lag_us, s->lag_max_us);
-	close_tmp(f, tmp, path);
+	close_tmp(f, tmp, d->status);
 }
 
 /* "NAME=VALUE" split in place. */
@@ -205,8 +206,15 @@ int main(int argc, char **argv)
 		if (!val)
 			usage();
 		i++;
-		if (!strcmp(opt, "--state")) {
-			d.state = val;
+		if (!strcmp(opt, "--state") || !strcmp(opt, "--status")) {
+			bool routes = !strcmp(opt, "--state");
+
+			if (strlen(val) > sizeof(d.status) - 8)
+				usage();
+			snprintf(d.status, sizeof(d.status),
+				 routes ? "%s.status" : "%s", val);
+			if (routes)
+				d.state = val;
 		} else if (!strcmp(opt, "--rcvbuf")) {
 			if (parse_u64(val, &v) || v < 1 || v > (1U << 30))
 				usage();

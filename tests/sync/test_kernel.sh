@@ -76,6 +76,15 @@ ip -n "$NS_S" -6 route flush table 100
 wait_until 2 '[ -z "$(synced)" ]' || fail "IPv6 flush: routes still synced after 2 s"
 expect_realm_synced "after IPv6 flush"
 
+# link down: the kernel drops IPv4 routes through it without a message;
+# the daemon sees the link go down and resyncs
+ip -n "$NS_S" -batch <(head -n 100 "$WORK/batch4")
+ip -n "$NS_S" -6 -batch <(head -n 50 "$WORK/batch6")
+expect_realm_synced "routes back" 2
+ip -n "$NS_S" link set "$VS" down
+expect_realm_synced "link down" 3
+grep -q "resync (link down)" "$WORK/dryrun.log" || fail "no resync for the link going down"
+
 expect_eq "errors" "$(status_of errors)" 0
 expect_eq "overruns" "$(status_of overruns)" 0
 stop_dryrun
