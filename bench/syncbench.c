@@ -89,9 +89,8 @@ static int count_only(void *ctx, const struct nlmsghdr *h)
 	return 0;
 }
 
-#define for_each_msg(h, c)                                                   \
-	for (h = (struct nlmsghdr *)(c)->buf;                                 \
-	     (__u8 *)h < (c)->buf + (c)->len;                                 \
+#define for_each_msg(h, c)                                                     \
+	for (h = (struct nlmsghdr *)(c)->buf; (__u8 *)h < (c)->buf + (c)->len; \
 	     h = (struct nlmsghdr *)((__u8 *)h + NLMSG_ALIGN(h->nlmsg_len)))
 
 static int cmd_decode(__u32 table)
@@ -117,14 +116,13 @@ static int cmd_decode(__u32 table)
 		return err;
 
 	t0 = now_s();
-	for_each_msg(h, &c)
-		if (kroute_decode(h, &k))
-			return -EINVAL;
+	for_each_msg(h, &c) if (kroute_decode(h, &k)) return -EINVAL;
 	t1 = now_s();
 	printf("ours_ns %.1f\n", (t1 - t0) * 1e9 / c.n);
 
 	t0 = now_s();
-	for_each_msg(h, &c) {
+	for_each_msg(h, &c)
+	{
 		struct rtnl_route *r;
 
 		if (rtnl_route_parse(h, &r) < 0)
@@ -139,11 +137,9 @@ static int cmd_decode(__u32 table)
 		return -ENOMEM;
 	rss0 = rss_kib();
 	i = 0;
-	for_each_msg(h, &c)
-		if (rtnl_route_parse(h, &objs[i++]) < 0)
-			return -EINVAL;
-	printf("libnl_keep_bytes %.0f\n",
-	       (rss_kib() - rss0) * 1024.0 / c.n);
+	for_each_msg(h, &c) if (rtnl_route_parse(h, &objs[i++]) <
+				0) return -EINVAL;
+	printf("libnl_keep_bytes %.0f\n", (rss_kib() - rss0) * 1024.0 / c.n);
 	for (i = 0; i < c.n; i++)
 		rtnl_route_put(objs[i]);
 	free(objs);
@@ -155,14 +151,15 @@ static int send_replace(struct nl_sock *sk, __u32 table, int oif, __u32 dst,
 			__u32 realm)
 {
 	struct rtmsg rtm = {
-		.rtm_family = AF_INET, .rtm_dst_len = 24,
+		.rtm_family = AF_INET,
+		.rtm_dst_len = 24,
 		.rtm_table = table < 256 ? table : RT_TABLE_COMPAT,
-		.rtm_protocol = RTPROT_STATIC, .rtm_scope = RT_SCOPE_LINK,
+		.rtm_protocol = RTPROT_STATIC,
+		.rtm_scope = RT_SCOPE_LINK,
 		.rtm_type = RTN_UNICAST,
 	};
-	struct nl_msg *m = nlmsg_alloc_simple(RTM_NEWROUTE,
-					      NLM_F_REQUEST | NLM_F_CREATE |
-						      NLM_F_REPLACE);
+	struct nl_msg *m = nlmsg_alloc_simple(
+		RTM_NEWROUTE, NLM_F_REQUEST | NLM_F_CREATE | NLM_F_REPLACE);
 	__u32 be = htonl(dst);
 	int err;
 

@@ -27,25 +27,25 @@ struct sync_route {
 /* What `classifier status` shows of the daemon; pushed after each change. */
 struct sync_status {
 	__u32 pid;
-	__u32 running;           /* 0 once the daemon has stopped */
-	__u64 started;           /* CLOCK_REALTIME, ns */
-	__u64 routes_v4;         /* synced routes the engine holds */
+	__u32 running;	 /* 0 once the daemon has stopped */
+	__u64 started;	 /* CLOCK_REALTIME, ns */
+	__u64 routes_v4; /* synced routes the engine holds */
 	__u64 routes_v6;
-	__u64 shadowed;          /* prefixes a hand route holds */
-	__u64 kernel_routes;     /* kernel routes some rule selects */
-	__u64 events;            /* route messages read */
-	__u64 changes;           /* set/del calls made */
+	__u64 shadowed;	     /* prefixes a hand route holds */
+	__u64 kernel_routes; /* kernel routes some rule selects */
+	__u64 events;	     /* route messages read */
+	__u64 changes;	     /* set/del calls made */
 	__u64 resyncs;
-	__u64 overruns;          /* ENOBUFS on the event socket */
+	__u64 overruns; /* ENOBUFS on the event socket */
 	__u64 errors;
-	__u64 last_resync;       /* CLOCK_REALTIME, ns; 0: never */
-	__u32 last_resync_ms;    /* how long it took */
-	__u32 lag_us;            /* last batch: first message read to applied */
-	__u32 lag_max_us;        /* the largest since start */
+	__u64 last_resync;    /* CLOCK_REALTIME, ns; 0: never */
+	__u32 last_resync_ms; /* how long it took */
+	__u32 lag_us;	      /* last batch: first message read to applied */
+	__u32 lag_max_us;     /* the largest since start */
 	__u32 rules;
 	char last_resync_reason[32];
-	char last_error[128];    /* "" if none */
-	__u64 last_error_time;   /* CLOCK_REALTIME, ns */
+	char last_error[128];  /* "" if none */
+	__u64 last_error_time; /* CLOCK_REALTIME, ns */
 };
 
 /* The library's view: all of these work on synced routes only. */
@@ -58,7 +58,8 @@ struct sync_applier {
 	 */
 	int (*lock)(void *ctx, unsigned int wait_ms);
 	void (*unlock)(void *ctx);
-	/* Add or overwrite the synced route at p; -EEXIST: a hand route holds p. */
+	/* Add or overwrite the synced route at p; -EEXIST: a hand route holds
+	 * p. */
 	int (*set)(void *ctx, const struct cls_prefix *p, __u32 class_idx);
 	/* Remove the synced route at p; -ENOENT: there is none. */
 	int (*del)(void *ctx, const struct cls_prefix *p);

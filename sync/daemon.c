@@ -25,7 +25,7 @@
 #include "sync/sync.h"
 
 /* Messages read before the batch is committed, at most. */
-#define BATCH_MAX 65536
+#define BATCH_MAX  65536
 #define DUMP_TRIES 3
 #define MAX_TABLES 256
 
@@ -135,7 +135,8 @@ static void link_msg(struct daemon *d, const struct nlmsghdr *h)
 	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
 		return;
 	nla_for_each_attr(a, nlmsg_attrdata(h, sizeof(*ifi)),
-			  nlmsg_attrlen(h, sizeof(*ifi)), rem) {
+			  nlmsg_attrlen(h, sizeof(*ifi)), rem)
+	{
 		if (nla_type(a) == IFLA_IFNAME && nla_len(a) > 0 &&
 		    nla_len(a) <= IF_NAMESIZE &&
 		    ((const char *)nla_data(a))[nla_len(a) - 1] == '\0')
@@ -196,8 +197,9 @@ static void reload(struct daemon *d)
 
 	pr_info("sync: reload: reading the rules again\n");
 	if (load_rules(d, &rs)) {
-		sync_engine_error(d->e, -EINVAL,
-				  "reload: the new rules are bad; the old ones stay");
+		sync_engine_error(
+			d->e, -EINVAL,
+			"reload: the new rules are bad; the old ones stay");
 		sync_engine_status_push(d->e);
 		return;
 	}

@@ -14,8 +14,10 @@
 #include "sync/engine.h"
 #include "sync/rtab.h"
 
-#define SWAP_MIN 1024
+#define SWAP_MIN   1024
 #define SWAP_CHUNK 4096
+/* A failed dump or apply is tried again after this long, not at once. */
+#define RETRY_MS 1000
 /* Entries one prefix may have before the engine stops telling them apart. */
 #define SAME_MAX 64
 
@@ -36,16 +38,16 @@ struct sync_engine {
 	unsigned int lock_wait_ms;
 	struct sync_rules rules;
 	struct rtab tab[2]; /* [0] IPv4, [1] IPv6 */
-	bool valid;         /* tab holds a whole dump (and events since) */
+	bool valid;	    /* tab holds a whole dump (and events since) */
 	__u64 prefixes[2];  /* distinct prefixes with a selected route */
 	__u64 shadowed[2];
 
 	struct sync_op *ops;
 	size_t nops, cap_ops;
-	bool swap;          /* this batch is big enough for a swap */
-	__u64 batch_start;  /* first event of the batch; 0: none */
+	bool swap;	   /* this batch is big enough for a swap */
+	__u64 batch_start; /* first event of the batch; 0: none */
 
-	__u64 resync_due;   /* CLOCK_MONOTONIC ns; 0: none wanted */
+	__u64 resync_due; /* CLOCK_MONOTONIC ns; 0: none wanted */
 	__u64 last_resync_end;
 	char resync_reason[32];
 
@@ -182,7 +184,6 @@ void sync_engine_overrun(struct sync_engine *e, __u64 now_ns)
 struct prefix_state {
 	bool has;
 	bool shadowed;
-	bool ignore;
 	__u32 class_idx;
 	struct rtab_ent best;
 };
@@ -205,8 +206,8 @@ static size_t swap_threshold(const struct sync_engine *e)
 	return n < SWAP_MIN ? SWAP_MIN : n;
 }
 
-static int queue_op(struct sync_engine *e, const struct cls_prefix *p,
-		    bool del, __u32 class_idx)
+static int queue_op(struct sync_engine *e, const struct cls_prefix *p, bool del,
+		    __u32 class_idx)
 {
 	if (e->swap)
 		return 0;
@@ -397,8 +398,9 @@ static int event_v6(struct sync_engine *e, struct rtab *t, bool del,
 			y.nh -= k->nr_nh;
 			y.nhhash -= x->nhhash - kroute_nh_hash_base(k);
 			if (e->rules.uses_nexthop)
-				sync_engine_want_resync(e, "partial multipath delete",
-							0, e->batch_start);
+				sync_engine_want_resync(
+					e, "partial multipath delete", 0,
+					e->batch_start);
 			return rtab_update(t, &same[0], &y);
 		}
 		sync_engine_want_resync(e, "inconsistent ipv6 delete", 0,
@@ -436,7 +438,7 @@ void sync_engine_route(struct sync_engine *e, bool del, __u16 nlflags,
 		err = settle_prefix(e, t, &k->dst, &before);
 	if (err) {
 		sync_engine_error(e, err, "route event");
-		sync_engine_want_resync(e, "error", 0, now_ns);
+		sync_engine_want_resync(e, "error", RETRY_MS, now_ns);
 	}
 }
 
@@ -466,8 +468,8 @@ static int apply_ops(struct sync_engine *e, struct apply_count *c)
 
 		if (log_get_level() >= LOG_DEBUG &&
 		    format_prefix(&op->p, buf, sizeof(buf)) > 0)
-			pr_debug("sync: %s %s class %u\n", op->del ? "del" : "set",
-				 buf, op->class_idx);
+			pr_debug("sync: %s %s class %u\n",
+				 op->del ? "del" : "set", buf, op->class_idx);
 		e->st.changes++;
 		if (op->del) {
 			err = e->a->del(e->a->ctx, &op->p);
@@ -478,20 +480,23 @@ static int apply_ops(struct sync_engine *e, struct apply_count *c)
 		} else {
 			err = e->a->set(e->a->ctx, &op->p, op->class_idx);
 			if (err == -EEXIST) {
-				if (rtab_set_flags(t, &op->p, RTAB_F_SHADOWED, 0))
+				if (rtab_set_flags(t, &op->p, RTAB_F_SHADOWED,
+						   0))
 					e->shadowed[fi]++;
 				continue;
 			}
 			if (!err) {
-				if (rtab_set_flags(t, &op->p, 0, RTAB_F_SHADOWED))
+				if (rtab_set_flags(t, &op->p, 0,
+						   RTAB_F_SHADOWED))
 					e->shadowed[fi]--;
 				c->set++;
 				continue;
 			}
 		}
 		c->fail++;
-		sync_engine_error(e, err, op->del ? "removing a synced route"
-						  : "setting a synced route");
+		sync_engine_error(e, err,
+				  op->del ? "removing a synced route"
+					  : "setting a synced route");
 	}
 	return c->fail ? -EIO : 0;
 }
@@ -530,8 +535,8 @@ static int route_cmp(const void *a, const void *b)
 }
 
 /* The applier's synced routes of one family, sorted. */
-static int dump_synced(struct sync_engine *e, int family,
-		       struct sync_route **s, size_t *n)
+static int dump_synced(struct sync_engine *e, int family, struct sync_route **s,
+		       size_t *n)
 {
 	size_t i;
 	int err = e->a->dump(e->a->ctx, family, s, n);
@@ -693,7 +698,7 @@ int sync_engine_commit(struct sync_engine *e)
 	err = lock(e);
 	if (err) {
 		batch_done(e);
-		sync_engine_want_resync(e, "lock failed", 0, mono_ns());
+		sync_engine_want_resync(e, "lock failed", RETRY_MS, mono_ns());
 		return err;
 	}
 	err = swapped ? swap_all(e, &c) : apply_ops(e, &c);
@@ -707,7 +712,7 @@ int sync_engine_commit(struct sync_engine *e)
 			c.set);
 	batch_done(e);
 	if (err)
-		sync_engine_want_resync(e, "apply failed", 0, mono_ns());
+		sync_engine_want_resync(e, "apply failed", RETRY_MS, mono_ns());
 	sync_engine_status_push(e);
 	return err;
 }
@@ -754,7 +759,7 @@ int sync_engine_resync_add(struct sync_engine *e, const struct kroute *k)
 void sync_engine_resync_abort(struct sync_engine *e, int err, __u64 now_ns)
 {
 	sync_engine_error(e, err, "dumping the kernel routes");
-	sync_engine_want_resync(e, "retry", 0, now_ns);
+	sync_engine_want_resync(e, "retry", RETRY_MS, now_ns);
 	sync_engine_status_push(e);
 }
 
@@ -785,7 +790,7 @@ out:
 	end = mono_ns();
 	if (err) {
 		batch_done(e);
-		sync_engine_want_resync(e, "retry", 0, end);
+		sync_engine_want_resync(e, "retry", RETRY_MS, end);
 		sync_engine_status_push(e);
 		return err;
 	}
@@ -827,7 +832,8 @@ void sync_engine_link(struct sync_engine *e, __u32 ifindex, const char *name,
 		if (l)
 			*l = e->links[--e->nlinks];
 	} else if (!l) {
-		struct link *n = realloc(e->links, (e->nlinks + 1) * sizeof(*n));
+		struct link *n =
+			realloc(e->links, (e->nlinks + 1) * sizeof(*n));
 
 		if (n) {
 			e->links = n;

@@ -85,8 +85,7 @@ void sync_engine_want_resync(struct sync_engine *e, const char *reason,
  * When the next resync is due (CLOCK_MONOTONIC ns), 0 if none is wanted;
  * *reason says why.
  */
-__u64 sync_engine_resync_due(const struct sync_engine *e,
-			     const char **reason);
+__u64 sync_engine_resync_due(const struct sync_engine *e, const char **reason);
 
 /* Record an overrun (ENOBUFS): events were lost; resync at once. */
 void sync_engine_overrun(struct sync_engine *e, __u64 now_ns);

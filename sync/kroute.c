@@ -79,7 +79,8 @@ static int decode_multipath(const struct nlattr *mp, struct kroute *r)
 		int arem, err;
 
 		nla_for_each_attr(a, (struct nlattr *)RTNH_DATA(rtnh),
-				  rtnh->rtnh_len - RTNH_LENGTH(0), arem) {
+				  rtnh->rtnh_len - RTNH_LENGTH(0), arem)
+		{
 			/* RTA_OIF is rtnh_ifindex here, not an attribute */
 			if (nla_type(a) == RTA_OIF)
 				continue;
@@ -142,7 +143,8 @@ int kroute_decode(const struct nlmsghdr *h, struct kroute *r)
 	r->flags = rtm->rtm_flags;
 
 	nla_for_each_attr(a, nlmsg_attrdata(h, sizeof(*rtm)),
-			  nlmsg_attrlen(h, sizeof(*rtm)), rem) {
+			  nlmsg_attrlen(h, sizeof(*rtm)), rem)
+	{
 		err = 0;
 		switch (nla_type(a)) {
 		case RTA_DST:

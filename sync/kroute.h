@@ -24,16 +24,16 @@
 
 struct kroute_nh {
 	struct cls_prefix gw; /* len 0 (family 0): no gateway */
-	__u32 oif;            /* 0: none */
-	__u32 realm;          /* RTA_FLOW: source realm << 16 | destination */
+	__u32 oif;	      /* 0: none */
+	__u32 realm;	      /* RTA_FLOW: source realm << 16 | destination */
 };
 
 struct kroute {
 	struct cls_prefix dst;
-	__u32 table;    /* RTA_TABLE, or rtm_table */
+	__u32 table;	/* RTA_TABLE, or rtm_table */
 	__u32 priority; /* RTA_PRIORITY: the metric; 0 if absent */
-	__u32 flags;    /* rtm_flags (RTM_F_CLONED, ...) */
-	__u32 nh_id;    /* RTA_NH_ID: a nexthop object, 0 if none */
+	__u32 flags;	/* rtm_flags (RTM_F_CLONED, ...) */
+	__u32 nh_id;	/* RTA_NH_ID: a nexthop object, 0 if none */
 	__u8 protocol;
 	__u8 type;
 	__u8 scope;

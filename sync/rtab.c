@@ -12,7 +12,7 @@
 #include "sync/rtab.h"
 
 #define RTAB_F_USED 0x01
-#define MIN_CAP 64
+#define MIN_CAP	    64
 
 struct tail {
 	__u32 metric;

@@ -24,8 +24,8 @@ struct rtab_ent {
 	__u32 nhhash; /* kroute_nh_hash() */
 	__u16 rule;   /* index of the first rule that matched */
 	__u8 tos;
-	__u8 nh;      /* number of nexthops (saturates at 255) */
-	__u8 flags;   /* RTAB_F_* */
+	__u8 nh;    /* number of nexthops (saturates at 255) */
+	__u8 flags; /* RTAB_F_* */
 };
 
 /* Per prefix, on every entry of the prefix. */
@@ -33,10 +33,10 @@ struct rtab_ent {
 
 struct rtab {
 	int family;
-	size_t ksz;  /* 4 or 16 address bytes */
-	size_t esz;  /* slot size */
-	size_t cap;  /* slots */
-	size_t n;    /* used slots */
+	size_t ksz; /* 4 or 16 address bytes */
+	size_t esz; /* slot size */
+	size_t cap; /* slots */
+	size_t n;   /* used slots */
 	__u8 *slots;
 };
 

@@ -23,31 +23,47 @@ static const struct rt_name tables[] = {
 
 /* iproute2's rt_protos, which mirrors the kernel's RTPROT_* list. */
 static const struct rt_name protos[] = {
-	{RTPROT_UNSPEC, "unspec"},   {RTPROT_REDIRECT, "redirect"},
-	{RTPROT_KERNEL, "kernel"},   {RTPROT_BOOT, "boot"},
-	{RTPROT_STATIC, "static"},   {RTPROT_GATED, "gated"},
-	{RTPROT_RA, "ra"},           {RTPROT_MRT, "mrt"},
-	{RTPROT_ZEBRA, "zebra"},     {RTPROT_BIRD, "bird"},
-	{RTPROT_DNROUTED, "dnrouted"}, {RTPROT_XORP, "xorp"},
-	{RTPROT_NTK, "ntk"},         {RTPROT_DHCP, "dhcp"},
-	{RTPROT_MROUTED, "mrouted"}, {RTPROT_KEEPALIVED, "keepalived"},
-	{RTPROT_BABEL, "babel"},     {RTPROT_OPENR, "openr"},
-	{RTPROT_BGP, "bgp"},         {RTPROT_ISIS, "isis"},
-	{RTPROT_OSPF, "ospf"},       {RTPROT_RIP, "rip"},
+	{RTPROT_UNSPEC, "unspec"},
+	{RTPROT_REDIRECT, "redirect"},
+	{RTPROT_KERNEL, "kernel"},
+	{RTPROT_BOOT, "boot"},
+	{RTPROT_STATIC, "static"},
+	{RTPROT_GATED, "gated"},
+	{RTPROT_RA, "ra"},
+	{RTPROT_MRT, "mrt"},
+	{RTPROT_ZEBRA, "zebra"},
+	{RTPROT_BIRD, "bird"},
+	{RTPROT_DNROUTED, "dnrouted"},
+	{RTPROT_XORP, "xorp"},
+	{RTPROT_NTK, "ntk"},
+	{RTPROT_DHCP, "dhcp"},
+	{RTPROT_MROUTED, "mrouted"},
+	{RTPROT_KEEPALIVED, "keepalived"},
+	{RTPROT_BABEL, "babel"},
+	{RTPROT_OPENR, "openr"},
+	{RTPROT_BGP, "bgp"},
+	{RTPROT_ISIS, "isis"},
+	{RTPROT_OSPF, "ospf"},
+	{RTPROT_RIP, "rip"},
 	{RTPROT_EIGRP, "eigrp"},
 };
 
 static const struct rt_name types[] = {
-	{RTN_UNSPEC, "unspec"},       {RTN_UNICAST, "unicast"},
-	{RTN_LOCAL, "local"},         {RTN_BROADCAST, "broadcast"},
-	{RTN_ANYCAST, "anycast"},     {RTN_MULTICAST, "multicast"},
-	{RTN_BLACKHOLE, "blackhole"}, {RTN_UNREACHABLE, "unreachable"},
-	{RTN_PROHIBIT, "prohibit"},   {RTN_THROW, "throw"},
-	{RTN_NAT, "nat"},             {RTN_XRESOLVE, "xresolve"},
+	{RTN_UNSPEC, "unspec"},
+	{RTN_UNICAST, "unicast"},
+	{RTN_LOCAL, "local"},
+	{RTN_BROADCAST, "broadcast"},
+	{RTN_ANYCAST, "anycast"},
+	{RTN_MULTICAST, "multicast"},
+	{RTN_BLACKHOLE, "blackhole"},
+	{RTN_UNREACHABLE, "unreachable"},
+	{RTN_PROHIBIT, "prohibit"},
+	{RTN_THROW, "throw"},
+	{RTN_NAT, "nat"},
+	{RTN_XRESOLVE, "xresolve"},
 };
 
-static int by_name(const struct rt_name *t, size_t n, const char *s,
-		   __u32 *val)
+static int by_name(const struct rt_name *t, size_t n, const char *s, __u32 *val)
 {
 	size_t i;
 

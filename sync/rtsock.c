@@ -92,8 +92,7 @@ int rtsock_listen(struct rtsock *s, __u32 rcvbuf)
 }
 
 /* Pass every message of one datagram to cb. */
-static int walk(const __u8 *buf, int len, rtsock_cb cb, void *ctx,
-		long *count)
+static int walk(const __u8 *buf, int len, rtsock_cb cb, void *ctx, long *count)
 {
 	const struct nlmsghdr *h = (const struct nlmsghdr *)buf;
 	int err;
@@ -230,8 +229,9 @@ int rtsock_dump_routes(int family, const __u32 *tables, int ntables,
 	if (err)
 		return err;
 	/* strict checking lets the kernel filter by table */
-	if (ntables >= 0 && setsockopt(s.fd, SOL_NETLINK, NETLINK_GET_STRICT_CHK,
-				       &one, sizeof(one)))
+	if (ntables >= 0 &&
+	    setsockopt(s.fd, SOL_NETLINK, NETLINK_GET_STRICT_CHK, &one,
+		       sizeof(one)))
 		ntables = -1;
 	if (ntables < 0)
 		err = dump_one(&s, family, 0, cb, ctx);

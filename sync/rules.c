@@ -9,7 +9,7 @@
 #include "sync/rtnames.h"
 #include "sync/rules.h"
 
-#define MAX_WORDS 64
+#define MAX_WORDS  64
 #define RCVBUF_MIN 4096U
 #define RCVBUF_MAX (1U << 30)
 
@@ -85,9 +85,18 @@ static int parse_size(const char *s, __u32 *v)
 		return -EINVAL;
 	memcpy(num, s, n + 1);
 	switch (num[n - 1]) {
-	case 'k': case 'K': mul = 1ULL << 10; break;
-	case 'm': case 'M': mul = 1ULL << 20; break;
-	case 'g': case 'G': mul = 1ULL << 30; break;
+	case 'k':
+	case 'K':
+		mul = 1ULL << 10;
+		break;
+	case 'm':
+	case 'M':
+		mul = 1ULL << 20;
+		break;
+	case 'g':
+	case 'G':
+		mul = 1ULL << 30;
+		break;
 	}
 	if (mul > 1)
 		num[n - 1] = '\0';
@@ -204,26 +213,31 @@ static int parse_selector(struct sync_rule *r, const struct selector *s,
 			return 0;
 		}
 		if (rt_table_parse(v, &r->table))
-			return bad(w, "table \"%s\": a number 1-4294967295, main, local, default or all",
+			return bad(w,
+				   "table \"%s\": a number 1-4294967295, main, local, default or all",
 				   v);
 		return 0;
 	case SYNC_SEL_PROTOCOL:
 		if (rt_proto_parse(v, &r->protocol))
-			return bad(w, "protocol \"%s\": a number 0-255 or a name such as bird, bgp, static, kernel",
+			return bad(w,
+				   "protocol \"%s\": a number 0-255 or a name such as bird, bgp, static, kernel",
 				   v);
 		return 0;
 	case SYNC_SEL_TYPE:
 		if (rt_type_parse(v, &r->type))
-			return bad(w, "type \"%s\": unicast, blackhole, unreachable or prohibit",
+			return bad(w,
+				   "type \"%s\": unicast, blackhole, unreachable or prohibit",
 				   v);
 		if (r->type != RTN_UNICAST && r->type != RTN_BLACKHOLE &&
 		    r->type != RTN_UNREACHABLE && r->type != RTN_PROHIBIT)
-			return bad(w, "type %s: only unicast, blackhole, unreachable and prohibit routes are synced",
+			return bad(w,
+				   "type %s: only unicast, blackhole, unreachable and prohibit routes are synced",
 				   v);
 		return 0;
 	case SYNC_SEL_METRIC:
 		if (parse_range(v, &r->metric_lo, &r->metric_hi))
-			return bad(w, "%s \"%s\": a number, or a range N-M with N <= M",
+			return bad(w,
+				   "%s \"%s\": a number, or a range N-M with N <= M",
 				   word, v);
 		return 0;
 	case SYNC_SEL_TO:
@@ -252,8 +266,7 @@ static int parse_selector(struct sync_rule *r, const struct selector *s,
 /* The family a rule's selectors imply, or a conflict between them. */
 static int settle_family(struct sync_rule *r, const struct where *w)
 {
-	if ((r->sel & SYNC_SEL_TO) && r->family &&
-	    r->family != r->to.family)
+	if ((r->sel & SYNC_SEL_TO) && r->family && r->family != r->to.family)
 		return bad(w, "to %s prefix in a family %s rule",
 			   r->to.family == AF_INET ? "an IPv4" : "an IPv6",
 			   r->family == AF_INET ? "inet" : "inet6");
@@ -296,10 +309,12 @@ static int parse_words(struct sync_rules *rs, int argc, char **argv,
 			if (i + 1 >= argc)
 				return bad(w, "rcvbuf needs a size");
 			if (parse_size(argv[++i], &rs->rcvbuf))
-				return bad(w, "rcvbuf \"%s\": a size 4k-1G (suffix k, M or G)",
+				return bad(w,
+					   "rcvbuf \"%s\": a size 4k-1G (suffix k, M or G)",
 					   argv[i]);
 			if (one_rule && i + 1 < argc)
-				return bad(w, "\"%s\" after rcvbuf: one setting a line",
+				return bad(w,
+					   "\"%s\" after rcvbuf: one setting a line",
 					   argv[i + 1]);
 			continue;
 		}
@@ -308,8 +323,10 @@ static int parse_words(struct sync_rules *rs, int argc, char **argv,
 				if (i + 1 >= argc)
 					return bad(w, "class needs a classid or a class name");
 				if (!class_word_ok(argv[++i]))
-					return bad(w, "class \"%s\": not a classid (1:10) or a class name",
-						   argv[i]);
+					return bad(
+						w,
+						"class \"%s\": not a classid (1:10) or a class name",
+						argv[i]);
 				strcpy(r.class_tok, argv[i]);
 			} else {
 				r.ignore = true;
@@ -320,7 +337,8 @@ static int parse_words(struct sync_rules *rs, int argc, char **argv,
 			if (err)
 				return err;
 			if (one_rule && i + 1 < argc)
-				return bad(w, "\"%s\" after the rule's %s: one rule a line",
+				return bad(w,
+					   "\"%s\" after the rule's %s: one rule a line",
 					   argv[i + 1], word);
 			rule_init(&r, w->line);
 			started = false;
@@ -405,7 +423,8 @@ int sync_rules_resolve(struct sync_rules *rs,
 			continue;
 		ret = resolve(ctx, r->class_tok, &r->class_idx);
 		if (ret == -ENOENT)
-			return bad(&w, "class \"%s\": no such class (see classifier class list)",
+			return bad(&w,
+				   "class \"%s\": no such class (see classifier class list)",
 				   r->class_tok);
 		if (ret)
 			return bad(&w, "class \"%s\": %s", r->class_tok,
@@ -501,9 +520,8 @@ int sync_rules_tables(const struct sync_rules *rs, int family, __u32 *tables,
 }
 
 /* Appends to buf at *off, never past n; the result is always terminated. */
-__attribute__((format(printf, 4, 5))) static void put(char *buf, size_t n,
-						      size_t *off,
-						      const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static void
+put(char *buf, size_t n, size_t *off, const char *fmt, ...)
 {
 	va_list ap;
 	int k;
@@ -542,9 +560,9 @@ int sync_rule_format(const struct sync_rule *r, char *buf, size_t n)
 	if ((r->sel & SYNC_SEL_METRIC) && r->metric_lo == r->metric_hi)
 		put(buf, n, &off, "metric %u ", r->metric_lo);
 	else if (r->sel & SYNC_SEL_METRIC)
-		put(buf, n, &off, "metric %u-%u ", r->metric_lo,
-		    r->metric_hi);
-	if ((r->sel & SYNC_SEL_TO) && format_prefix(&r->to, pfx, sizeof(pfx)) > 0)
+		put(buf, n, &off, "metric %u-%u ", r->metric_lo, r->metric_hi);
+	if ((r->sel & SYNC_SEL_TO) &&
+	    format_prefix(&r->to, pfx, sizeof(pfx)) > 0)
 		put(buf, n, &off, "to %s ", pfx);
 	if ((r->sel & SYNC_SEL_VIA) &&
 	    format_prefix(&r->via, pfx, sizeof(pfx)) > 0)

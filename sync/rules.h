@@ -65,8 +65,8 @@ enum sync_sel {
 
 struct sync_rule {
 	unsigned int sel; /* enum sync_sel bits given */
-	int family;       /* 0: both */
-	__u32 table;      /* SYNC_TABLE_ALL or a table id */
+	int family;	  /* 0: both */
+	__u32 table;	  /* SYNC_TABLE_ALL or a table id */
 	__u8 protocol;
 	__u8 type;
 	__u32 metric_lo, metric_hi;
@@ -75,18 +75,18 @@ struct sync_rule {
 	char dev[IF_NAMESIZE];
 	bool ignore;
 	char class_tok[CLASS_NAME_MAX + 1]; /* as written */
-	__u32 class_idx;                    /* sync_rules_resolve() */
-	unsigned int line;                  /* 0: command line */
+	__u32 class_idx;		    /* sync_rules_resolve() */
+	unsigned int line;		    /* 0: command line */
 };
 
-#define SYNC_RULES_MAX 65535
+#define SYNC_RULES_MAX	    65535
 #define SYNC_RCVBUF_DEFAULT (32U << 20)
 
 struct sync_rules {
 	struct sync_rule *rule;
 	size_t n, cap;
-	__u32 rcvbuf; /* 0: not set */
-	bool uses_dev;     /* some rule names a device */
+	__u32 rcvbuf;	   /* 0: not set */
+	bool uses_dev;	   /* some rule names a device */
 	bool uses_nexthop; /* some rule has via, dev or realm */
 };
 

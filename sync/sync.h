@@ -14,9 +14,9 @@
 
 struct sync_options {
 	const char *config; /* rules file, or NULL */
-	int argc;           /* rule words from the command line, which */
-	char **argv;        /* come before the file's rules */
-	__u32 rcvbuf;       /* event socket buffer; 0: the config's, or 32 MiB */
+	int argc;	    /* rule words from the command line, which */
+	char **argv;	    /* come before the file's rules */
+	__u32 rcvbuf; /* event socket buffer; 0: the config's, or 32 MiB */
 	unsigned int lock_wait_ms; /* 0: SYNC_LOCK_WAIT_MS */
 };
 

@@ -33,7 +33,7 @@ struct mem_applier {
 	struct mem_ent *slots;
 	size_t cap, used, dead; /* dead: deleted slots still probed */
 	size_t synced, hand;
-	bool null;              /* keep nothing: memory of the engine alone */
+	bool null; /* keep nothing: memory of the engine alone */
 	bool locked;
 	struct mem_class classes[32];
 	size_t nclasses;

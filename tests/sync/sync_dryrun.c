@@ -133,17 +133,26 @@ static void on_status(void *ctx, const struct sync_status *s)
 	if (!f)
 		return;
 	fprintf(f,
-		"running %u\nroutes_v4 %llu\nroutes_v6 %llu\nshadowed %llu\n"
-		"kernel_routes %llu\nevents %llu\nchanges %llu\nresyncs %llu\n"
-		"overruns %llu\nerrors %llu\nlast_resync_reason %s\n"
-		"last_resync_ms %u\nlag_us %u\nlag_max_us %u\n",
+		"running %u\n"
+		"routes_v4 %llu\n"
+		"routes_v6 %llu\n"
+		"shadowed %llu\n"
+		"kernel_routes %llu\n"
+		"events %llu\n"
+		"changes %llu\n"
+		"resyncs %llu\n"
+		"overruns %llu\n"
+		"errors %llu\n"
+		"last_resync_reason %s\n"
+		"last_resync_ms %u\n"
+		"lag_us %u\n"
+		"lag_max_us %u\n",
 		s->running, (unsigned long long)s->routes_v4,
 		(unsigned long long)s->routes_v6,
 		(unsigned long long)s->shadowed,
 		(unsigned long long)s->kernel_routes,
 		(unsigned long long)s->events, (unsigned long long)s->changes,
-		(unsigned long long)s->resyncs,
-		(unsigned long long)s->overruns,
+		(unsigned long long)s->resyncs, (unsigned long long)s->overruns,
 		(unsigned long long)s->errors, s->last_resync_reason,
 		s->last_resync_ms, s->lag_us, s->lag_max_us);
 	close_tmp(f, tmp, d->status);

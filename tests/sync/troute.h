@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A decoded kernel route from words, for unit tests:
- *   DST [table N] [proto N] [metric N] [type N] [tos N] [nh GW|- IFINDEX REALM]...
- * Table defaults to main, protocol to boot, type to unicast.
+ *   DST [table N] [proto N] [metric N] [type N] [tos N] [nh GW|- IFINDEX
+ * REALM]... Table defaults to main, protocol to boot, type to unicast.
  */
 #ifndef CLS_TESTS_TROUTE_H
 #define CLS_TESTS_TROUTE_H

@@ -23,8 +23,8 @@
 #include "tests/sync/troute.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define NONE 0xffffffffU
-#define C(maj, min) ((maj) << 16 | (min))
+#define NONE	      0xffffffffU
+#define C(maj, min)   ((maj) << 16 | (min))
 
 struct fx {
 	struct mem_applier m;
@@ -49,8 +49,8 @@ static void set_rules(struct fx *f, const char *const *rules, size_t n)
 					  sizeof(err)))
 			fail_msg("%s", err);
 	}
-	assert_int_equal(sync_rules_resolve(&rs, f->a.resolve, f->a.ctx,
-					    "test", err, sizeof(err)),
+	assert_int_equal(sync_rules_resolve(&rs, f->a.resolve, f->a.ctx, "test",
+					    err, sizeof(err)),
 			 0);
 	assert_int_equal(sync_engine_set_rules(f->e, &rs), 0);
 }
@@ -106,10 +106,10 @@ static void ev(struct fx *f, bool del, __u16 flags, const char *route)
 	sync_engine_route(f->e, del, flags, kr(route), 1);
 }
 
-#define NEW(f, r) ev(f, false, NLM_F_CREATE | NLM_F_EXCL, r)
-#define APPEND(f, r) ev(f, false, NLM_F_CREATE | NLM_F_APPEND, r)
+#define NEW(f, r)     ev(f, false, NLM_F_CREATE | NLM_F_EXCL, r)
+#define APPEND(f, r)  ev(f, false, NLM_F_CREATE | NLM_F_APPEND, r)
 #define REPLACE(f, r) ev(f, false, NLM_F_REPLACE, r)
-#define DEL(f, r) ev(f, true, 0, r)
+#define DEL(f, r)     ev(f, true, 0, r)
 
 static void commit(struct fx *f)
 {
@@ -390,9 +390,10 @@ static void test_best_route(void **state)
 	expect(f, "192.0.2.0/24", C(1, 1), false);
 	expect(f, "198.51.100.0/24", C(1, 3), false);
 	/* a dump gives the same answer as the events did */
-	resync(f, (const char *const[]){"192.0.2.0/24 table 300 metric 1",
-					"192.0.2.0/24 table 100 metric 20",
-					"198.51.100.0/24 table 400 metric 1"},
+	resync(f,
+	       (const char *const[]){"192.0.2.0/24 table 300 metric 1",
+				     "192.0.2.0/24 table 100 metric 20",
+				     "198.51.100.0/24 table 400 metric 1"},
 	       3);
 	expect(f, "192.0.2.0/24", C(1, 1), false);
 	assert_int_equal(f->m.status.kernel_routes, 2);

@@ -34,7 +34,7 @@ struct msg_spec {
 	__u32 priority;
 	__u8 protocol, type;
 	__u32 flags;
-	int nr_nh;  /* 0: single path from nh[0] if nh[0].oif or gw */
+	int nr_nh; /* 0: single path from nh[0] if nh[0].oif or gw */
 	bool multipath;
 	struct nh_spec nh[4];
 };
@@ -54,8 +54,7 @@ static void put_nh(struct nl_msg *m, int family, const struct nh_spec *nh)
 		struct rtvia *v = (struct rtvia *)buf;
 
 		v->rtvia_family = AF_INET6;
-		assert_int_equal(inet_pton(AF_INET6, nh->gw + 6,
-					   v->rtvia_addr),
+		assert_int_equal(inet_pton(AF_INET6, nh->gw + 6, v->rtvia_addr),
 				 1);
 		assert_int_equal(nla_put(m, RTA_VIA, sizeof(buf), buf), 0);
 	} else if (nh->gw) {
@@ -102,8 +101,8 @@ static struct nl_msg *build(const struct msg_spec *s)
 
 			rtnh->rtnh_ifindex = s->nh[i].oif;
 			put_nh(m, s->family, &s->nh[i]);
-			rtnh->rtnh_len = (__u8 *)h + h->nlmsg_len -
-					 (__u8 *)rtnh;
+			rtnh->rtnh_len =
+				(__u8 *)h + h->nlmsg_len - (__u8 *)rtnh;
 		}
 		nla_nest_end(m, mp);
 	}
@@ -128,8 +127,12 @@ static const char *addr_str(const struct cls_prefix *p)
 static void test_decode_single(void **state)
 {
 	struct msg_spec s = {
-		.family = AF_INET, .dst = "10.1.0.0", .dst_len = 16,
-		.table = 100, .priority = 20, .protocol = RTPROT_BIRD,
+		.family = AF_INET,
+		.dst = "10.1.0.0",
+		.dst_len = 16,
+		.table = 100,
+		.priority = 20,
+		.protocol = RTPROT_BIRD,
 		.nh = {{"192.0.2.1", 3, 5}},
 	};
 	struct kroute k;
@@ -153,14 +156,20 @@ static void test_decode_single(void **state)
 
 static void test_decode_shapes(void **state)
 {
-	struct msg_spec big = {.family = AF_INET, .dst = "10.0.0.0",
-			       .dst_len = 8, .table = 70000};
-	struct msg_spec dflt = {.family = AF_INET6, .table = 254,
-				.nh = {{"fe80::1", 2, 0}}};
-	struct msg_spec host = {.family = AF_INET, .dst = "10.1.2.3",
-				.dst_len = 16, .table = 254};
-	struct msg_spec via = {.family = AF_INET, .dst = "10.2.0.0",
-			       .dst_len = 16, .table = 254,
+	struct msg_spec big = {.family = AF_INET,
+			       .dst = "10.0.0.0",
+			       .dst_len = 8,
+			       .table = 70000};
+	struct msg_spec dflt = {
+		.family = AF_INET6, .table = 254, .nh = {{"fe80::1", 2, 0}}};
+	struct msg_spec host = {.family = AF_INET,
+				.dst = "10.1.2.3",
+				.dst_len = 16,
+				.table = 254};
+	struct msg_spec via = {.family = AF_INET,
+			       .dst = "10.2.0.0",
+			       .dst_len = 16,
+			       .table = 254,
 			       .nh = {{"inet6:2001:db8::1", 4, 0}}};
 	struct kroute k;
 
@@ -186,14 +195,23 @@ static void test_decode_shapes(void **state)
 static void test_decode_multipath(void **state)
 {
 	struct msg_spec s = {
-		.family = AF_INET, .dst = "198.51.100.0", .dst_len = 24,
-		.table = 100, .multipath = true, .nr_nh = 3,
-		.nh = {{"192.0.2.1", 1, 5}, {"192.0.2.2", 2, 0x10006},
+		.family = AF_INET,
+		.dst = "198.51.100.0",
+		.dst_len = 24,
+		.table = 100,
+		.multipath = true,
+		.nr_nh = 3,
+		.nh = {{"192.0.2.1", 1, 5},
+		       {"192.0.2.2", 2, 0x10006},
 		       {NULL, 3, 0}},
 	};
 	struct msg_spec s6 = {
-		.family = AF_INET6, .dst = "2001:db8:50::", .dst_len = 48,
-		.table = 100, .multipath = true, .nr_nh = 2,
+		.family = AF_INET6,
+		.dst = "2001:db8:50::",
+		.dst_len = 48,
+		.table = 100,
+		.multipath = true,
+		.nr_nh = 2,
 		.nh = {{"fd09::2", 7, 0}, {"fd09:1::2", 8, 0}},
 	};
 	struct kroute k;
@@ -215,8 +233,10 @@ static void test_decode_multipath(void **state)
 
 static void test_decode_malformed(void **state)
 {
-	struct msg_spec s = {.family = AF_INET, .dst = "10.0.0.0",
-			     .dst_len = 8, .table = 100};
+	struct msg_spec s = {.family = AF_INET,
+			     .dst = "10.0.0.0",
+			     .dst_len = 8,
+			     .table = 100};
 	struct nl_msg *m;
 	struct nlmsghdr *h;
 	struct rtmsg *rtm;
@@ -253,19 +273,26 @@ static void test_syncable(void **state)
 		__u32 flags;
 		bool ok;
 	} cases[] = {
-		{RTN_UNICAST, 0, true},       {RTN_BLACKHOLE, 0, true},
-		{RTN_UNREACHABLE, 0, true},   {RTN_PROHIBIT, 0, true},
-		{RTN_LOCAL, 0, false},        {RTN_BROADCAST, 0, false},
-		{RTN_ANYCAST, 0, false},      {RTN_MULTICAST, 0, false},
-		{RTN_THROW, 0, false},        {RTN_NAT, 0, false},
+		{RTN_UNICAST, 0, true},
+		{RTN_BLACKHOLE, 0, true},
+		{RTN_UNREACHABLE, 0, true},
+		{RTN_PROHIBIT, 0, true},
+		{RTN_LOCAL, 0, false},
+		{RTN_BROADCAST, 0, false},
+		{RTN_ANYCAST, 0, false},
+		{RTN_MULTICAST, 0, false},
+		{RTN_THROW, 0, false},
+		{RTN_NAT, 0, false},
 		{RTN_UNICAST, RTM_F_CLONED, false},
 	};
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct msg_spec s = {.family = AF_INET6, .dst = "2001:db8::",
-				     .dst_len = 32, .table = 254,
+		struct msg_spec s = {.family = AF_INET6,
+				     .dst = "2001:db8::",
+				     .dst_len = 32,
+				     .table = 254,
 				     .type = cases[i].type,
 				     .flags = cases[i].flags};
 		struct kroute k;
@@ -278,8 +305,12 @@ static void test_syncable(void **state)
 static void test_nh_hash(void **state)
 {
 	struct msg_spec ab = {
-		.family = AF_INET6, .dst = "2001:db8::", .dst_len = 32,
-		.table = 100, .multipath = true, .nr_nh = 2,
+		.family = AF_INET6,
+		.dst = "2001:db8::",
+		.dst_len = 32,
+		.table = 100,
+		.multipath = true,
+		.nr_nh = 2,
 		.nh = {{"fd09::2", 7, 0}, {"fd09:1::2", 8, 0}},
 	};
 	struct msg_spec ba = ab, a = ab, b = ab, other = ab;
@@ -313,8 +344,10 @@ static void test_nh_hash(void **state)
 
 static void test_many_nexthops(void **state)
 {
-	struct rtmsg rtm = {.rtm_family = AF_INET, .rtm_dst_len = 8,
-			    .rtm_table = 100, .rtm_type = RTN_UNICAST};
+	struct rtmsg rtm = {.rtm_family = AF_INET,
+			    .rtm_dst_len = 8,
+			    .rtm_table = 100,
+			    .rtm_type = RTN_UNICAST};
 	struct nl_msg *m = nlmsg_alloc_simple(RTM_NEWROUTE, 0);
 	struct nlattr *mp;
 	struct kroute k;
@@ -324,8 +357,8 @@ static void test_many_nexthops(void **state)
 	assert_int_equal(nlmsg_append(m, &rtm, sizeof(rtm), NLMSG_ALIGNTO), 0);
 	mp = nla_nest_start(m, RTA_MULTIPATH);
 	for (i = 0; i < KROUTE_MAX_NH + 3; i++) {
-		struct rtnexthop *rtnh = nlmsg_reserve(m, sizeof(*rtnh),
-						       NLMSG_ALIGNTO);
+		struct rtnexthop *rtnh =
+			nlmsg_reserve(m, sizeof(*rtnh), NLMSG_ALIGNTO);
 
 		rtnh->rtnh_len = sizeof(*rtnh);
 		rtnh->rtnh_ifindex = i + 1;

@@ -42,7 +42,8 @@ static void test_rules_valid(void **state)
 		const char *in;
 		const char *canon;
 	} cases[] = {
-		{"table 100 realm 5 class 1:10", "table 100 realm 5 class 1:10"},
+		{"table 100 realm 5 class 1:10",
+		 "table 100 realm 5 class 1:10"},
 		{"table 100 protocol bird class bulk",
 		 "table 100 protocol bird class bulk"},
 		{"proto 186 class web", "table main protocol bgp class web"},
@@ -82,13 +83,15 @@ static void test_rules_valid(void **state)
 		if (parse_line(cases[i].in, &rs, err))
 			fail_msg("%s: refused: %s", cases[i].in, err);
 		assert_int_equal(rs.n, 1);
-		assert_true(sync_rule_format(&rs.rule[0], out, sizeof(out)) > 0);
+		assert_true(sync_rule_format(&rs.rule[0], out, sizeof(out)) >
+			    0);
 		assert_string_equal(out, cases[i].canon);
 		sync_rules_free(&rs);
 		/* what it prints parses back to the same rule */
 		sync_rules_init(&rs);
 		assert_int_equal(parse_line(out, &rs, err), 0);
-		assert_true(sync_rule_format(&rs.rule[0], err, sizeof(err)) > 0);
+		assert_true(sync_rule_format(&rs.rule[0], err, sizeof(err)) >
+			    0);
 		assert_string_equal(err, cases[i].canon);
 		sync_rules_free(&rs);
 	}
@@ -103,34 +106,57 @@ static void test_rules_invalid(void **state)
 		{"tabel 100 class web", "sync.conf:7: unknown word \"tabel\""},
 		{"table 100", "sync.conf:7: rule has no action: end it with \"class CLASS\" or \"ignore\""},
 		{"table", "sync.conf:7: table needs a value"},
-		{"table 100 class", "sync.conf:7: class needs a classid or a class name"},
-		{"table 0 class web", "sync.conf:7: table \"0\": a number 1-4294967295, main, local, default or all"},
-		{"table 4294967296 class web", "sync.conf:7: table \"4294967296\": a number 1-4294967295, main, local, default or all"},
-		{"table 100 table 101 class web", "sync.conf:7: table given twice in one rule"},
-		{"metric 1 priority 2 class web", "sync.conf:7: metric given twice in one rule"},
-		{"protocol birds class web", "sync.conf:7: protocol \"birds\": a number 0-255 or a name such as bird, bgp, static, kernel"},
-		{"protocol 256 class web", "sync.conf:7: protocol \"256\": a number 0-255 or a name such as bird, bgp, static, kernel"},
-		{"type local class web", "sync.conf:7: type local: only unicast, blackhole, unreachable and prohibit routes are synced"},
-		{"type bogus class web", "sync.conf:7: type \"bogus\": unicast, blackhole, unreachable or prohibit"},
+		{"table 100 class",
+		 "sync.conf:7: class needs a classid or a class name"},
+		{"table 0 class web",
+		 "sync.conf:7: table \"0\": a number 1-4294967295, main, local, default or all"},
+		{"table 4294967296 class web",
+		 "sync.conf:7: table \"4294967296\": a number 1-4294967295, main, local, default or all"},
+		{"table 100 table 101 class web",
+		 "sync.conf:7: table given twice in one rule"},
+		{"metric 1 priority 2 class web",
+		 "sync.conf:7: metric given twice in one rule"},
+		{"protocol birds class web",
+		 "sync.conf:7: protocol \"birds\": a number 0-255 or a name such as bird, bgp, static, kernel"},
+		{"protocol 256 class web",
+		 "sync.conf:7: protocol \"256\": a number 0-255 or a name such as bird, bgp, static, kernel"},
+		{"type local class web",
+		 "sync.conf:7: type local: only unicast, blackhole, unreachable and prohibit routes are synced"},
+		{"type bogus class web",
+		 "sync.conf:7: type \"bogus\": unicast, blackhole, unreachable or prohibit"},
 		{"metric 9-3 class web", "sync.conf:7: metric \"9-3\": a number, or a range N-M with N <= M"},
 		{"metric -3 class web", "sync.conf:7: metric \"-3\": a number, or a range N-M with N <= M"},
-		{"realm 65536 class web", "sync.conf:7: realm \"65536\": a realm 0-65535, or SRC/DST"},
-		{"realm 1/2/3 class web", "sync.conf:7: realm \"1/2/3\": a realm 0-65535, or SRC/DST"},
-		{"family inet6 realm 5 class web", "sync.conf:7: realm: IPv6 routes have no realm (match them by table)"},
-		{"to 2001:db8::/32 realm 5 class web", "sync.conf:7: realm: IPv6 routes have no realm (match them by table)"},
-		{"family inet to 2001:db8::/32 class web", "sync.conf:7: to an IPv6 prefix in a family inet rule"},
-		{"to 10.1.0.0/8 class web", "sync.conf:7: to \"10.1.0.0/8\": host bits set (did you mean 10.0.0.0/8?)"},
-		{"via 10.0.0.256 class web", "sync.conf:7: via \"10.0.0.256\": invalid IPv4 address"},
-		{"dev eth0/1 class web", "sync.conf:7: dev \"eth0/1\": not an interface name"},
-		{"dev abcdefghijklmnop class web", "sync.conf:7: dev \"abcdefghijklmnop\": not an interface name"},
-		{"family ip class web", "sync.conf:7: family \"ip\": inet or inet6"},
+		{"realm 65536 class web",
+		 "sync.conf:7: realm \"65536\": a realm 0-65535, or SRC/DST"},
+		{"realm 1/2/3 class web",
+		 "sync.conf:7: realm \"1/2/3\": a realm 0-65535, or SRC/DST"},
+		{"family inet6 realm 5 class web",
+		 "sync.conf:7: realm: IPv6 routes have no realm (match them by table)"},
+		{"to 2001:db8::/32 realm 5 class web",
+		 "sync.conf:7: realm: IPv6 routes have no realm (match them by table)"},
+		{"family inet to 2001:db8::/32 class web",
+		 "sync.conf:7: to an IPv6 prefix in a family inet rule"},
+		{"to 10.1.0.0/8 class web",
+		 "sync.conf:7: to \"10.1.0.0/8\": host bits set (did you mean 10.0.0.0/8?)"},
+		{"via 10.0.0.256 class web",
+		 "sync.conf:7: via \"10.0.0.256\": invalid IPv4 address"},
+		{"dev eth0/1 class web",
+		 "sync.conf:7: dev \"eth0/1\": not an interface name"},
+		{"dev abcdefghijklmnop class web",
+		 "sync.conf:7: dev \"abcdefghijklmnop\": not an interface name"},
+		{"family ip class web",
+		 "sync.conf:7: family \"ip\": inet or inet6"},
 		{"class web table 100", "sync.conf:7: \"table\" after the rule's class: one rule a line"},
 		{"ignore class web", "sync.conf:7: \"class\" after the rule's ignore: one rule a line"},
 		{"class 1:2:3", "sync.conf:7: class \"1:2:3\": not a classid (1:10) or a class name"},
-		{"table 100 rcvbuf 1M class web", "sync.conf:7: rcvbuf is a setting, not part of a rule"},
-		{"rcvbuf 1", "sync.conf:7: rcvbuf \"1\": a size 4k-1G (suffix k, M or G)"},
-		{"rcvbuf 2G", "sync.conf:7: rcvbuf \"2G\": a size 4k-1G (suffix k, M or G)"},
-		{"rcvbuf 1M table 100 class web", "sync.conf:7: \"table\" after rcvbuf: one setting a line"},
+		{"table 100 rcvbuf 1M class web",
+		 "sync.conf:7: rcvbuf is a setting, not part of a rule"},
+		{"rcvbuf 1",
+		 "sync.conf:7: rcvbuf \"1\": a size 4k-1G (suffix k, M or G)"},
+		{"rcvbuf 2G",
+		 "sync.conf:7: rcvbuf \"2G\": a size 4k-1G (suffix k, M or G)"},
+		{"rcvbuf 1M table 100 class web",
+		 "sync.conf:7: \"table\" after rcvbuf: one setting a line"},
 	};
 	size_t i;
 
@@ -144,9 +170,8 @@ static void test_rules_invalid(void **state)
 
 		/* the bad line is line 7 of a file that is fine elsewhere */
 		assert_non_null(f);
-		fprintf(f, "# six lines before the bad one\n\n"
-			   "table 1 class web\n#\n\nclass 1:1\n%s\n"
-			   "table 2 class web\n",
+		fprintf(f,
+			"# six lines before the bad one\n\ntable 1 class web\n#\n\nclass 1:1\n%s\ntable 2 class web\n",
 			cases[i].in);
 		fclose(f);
 		sync_rules_init(&rs);
@@ -171,12 +196,7 @@ static void test_rules_file(void **state)
 
 	(void)state;
 	assert_non_null(f);
-	fputs("# classes by BGP community, through BIRD's krt_realm\n"
-	      "rcvbuf 8M\n"
-	      "table 100 realm 5 class web   # customers\n"
-	      "\n"
-	      "table 100 realm 6 class \"bulk\"\n"
-	      "    table 101 family inet6 class web\n",
+	fputs("# classes by BGP community, through BIRD's krt_realm\nrcvbuf 8M\ntable 100 realm 5 class web   # customers\n\ntable 100 realm 6 class \"bulk\"\n    table 101 family inet6 class web\n",
 	      f);
 	fclose(f);
 	sync_rules_init(&rs);
@@ -196,17 +216,17 @@ static void test_rules_file(void **state)
 	assert_int_equal(sync_rules_load(&rs, "/nonexistent/sync.conf", err,
 					 sizeof(err)),
 			 -ENOENT);
-	assert_string_equal(err,
-			    "/nonexistent/sync.conf: No such file or directory");
+	assert_string_equal(
+		err, "/nonexistent/sync.conf: No such file or directory");
 	sync_rules_free(&rs);
 }
 
 /* On the command line a rule ends at its action and the next may follow. */
 static void test_rules_command_line(void **state)
 {
-	char *argv[] = {"table", "100", "realm", "5",   "class", "web",
-			"rcvbuf", "64k", "table", "100", "realm", "6",
-			"class", "bulk", "dev", "eth0", "ignore"};
+	char *argv[] = {"table",  "100",  "realm", "5",	   "class", "web",
+			"rcvbuf", "64k",  "table", "100",  "realm", "6",
+			"class",  "bulk", "dev",   "eth0", "ignore"};
 	char *bad[] = {"table", "100", "realm", "5", "class", "web", "table"};
 	struct sync_rules rs;
 	char err[SYNC_ERR_LEN] = "";
@@ -366,11 +386,12 @@ static void test_rules_tables(void **state)
 
 	(void)state;
 	sync_rules_init(&rs);
-	assert_int_equal(parse_line("table 100 realm 5 class web", &rs, err), 0);
-	assert_int_equal(parse_line("table 100 realm 6 class web", &rs, err), 0);
-	assert_int_equal(parse_line("family inet6 table 101 class web", &rs,
-				    err),
+	assert_int_equal(parse_line("table 100 realm 5 class web", &rs, err),
 			 0);
+	assert_int_equal(parse_line("table 100 realm 6 class web", &rs, err),
+			 0);
+	assert_int_equal(
+		parse_line("family inet6 table 101 class web", &rs, err), 0);
 	assert_int_equal(sync_rules_tables(&rs, AF_INET, t, 8), 1);
 	assert_int_equal(t[0], 100);
 	/* realm rules are IPv4 only; the family inet6 rule adds 101 */
@@ -379,9 +400,8 @@ static void test_rules_tables(void **state)
 	assert_false(sync_rules_want(&rs, AF_INET6, 100));
 	assert_false(sync_rules_want(&rs, AF_INET, 101));
 	assert_true(sync_rules_want(&rs, AF_INET, 100));
-	assert_int_equal(parse_line("family inet table all class web", &rs,
-				    err),
-			 0);
+	assert_int_equal(
+		parse_line("family inet table all class web", &rs, err), 0);
 	assert_int_equal(sync_rules_tables(&rs, AF_INET, t, 8), -1);
 	assert_int_equal(sync_rules_tables(&rs, AF_INET6, t, 8), 1);
 	sync_rules_free(&rs);
