@@ -5,6 +5,7 @@
 #include <netlink/attr.h>
 #include <linux/rtnetlink.h>
 
+#include "sync/hash.h"
 #include "sync/kroute.h"
 
 static int addr_len(int family)
@@ -197,26 +198,6 @@ bool kroute_syncable(const struct kroute *r)
 	return false;
 }
 
-/* murmur3's finaliser: every input bit reaches every output bit. */
-static __u32 mix32(__u32 h)
-{
-	h ^= h >> 16;
-	h *= 0x85ebca6bU;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35U;
-	h ^= h >> 16;
-	return h;
-}
-
-static __u32 hash_bytes(__u32 h, const __u8 *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = mix32(h ^ p[i]) + i;
-	return h;
-}
-
 /*
  * Summed per nexthop, so the order does not count: the kernel lists an
  * IPv6 route's nexthops in one order in the notification of an append
@@ -224,7 +205,7 @@ static __u32 hash_bytes(__u32 h, const __u8 *p, size_t n)
  */
 __u32 kroute_nh_hash_base(const struct kroute *r)
 {
-	return mix32(r->nh_id ^ 0x9e3779b9U);
+	return sync_mix32(r->nh_id ^ 0x9e3779b9U);
 }
 
 __u32 kroute_nh_hash(const struct kroute *r)
@@ -234,11 +215,11 @@ __u32 kroute_nh_hash(const struct kroute *r)
 
 	for (i = 0; i < r->nr_nh; i++) {
 		const struct kroute_nh *nh = &r->nh[i];
-		__u32 h = mix32(nh->oif) ^ mix32(nh->realm + 1);
+		__u32 h = sync_mix32(nh->oif) ^ sync_mix32(nh->realm + 1);
 
-		h = hash_bytes(h ^ nh->gw.family, nh->gw.addr,
-			       addr_len(nh->gw.family));
-		sum += mix32(h);
+		h = sync_hash_addr(h ^ nh->gw.family, nh->gw.addr,
+				   addr_len(nh->gw.family));
+		sum += sync_mix32(h);
 	}
 	return sum;
 }

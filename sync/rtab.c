@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sync/hash.h"
 #include "sync/rtab.h"
 
 #define RTAB_F_USED 0x01
@@ -26,26 +27,9 @@ struct tail {
 	__u16 pad;
 };
 
-static __u32 mix32(__u32 h)
-{
-	h ^= h >> 16;
-	h *= 0x85ebca6bU;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35U;
-	h ^= h >> 16;
-	return h;
-}
-
 static __u32 key_hash(const struct rtab *t, const __u8 *addr, __u8 len)
 {
-	__u32 h = mix32(len + 0x9e3779b9U), w;
-	size_t i;
-
-	for (i = 0; i < t->ksz; i += 4) {
-		memcpy(&w, addr + i, 4);
-		h = mix32(h ^ w);
-	}
-	return h;
+	return sync_hash_addr(sync_mix32(len + 0x9e3779b9U), addr, t->ksz);
 }
 
 static size_t home(const struct rtab *t, __u32 h)

@@ -24,6 +24,20 @@ awk -v n4=$N4 -v n6=$N6 'BEGIN {
 		printf "6 %d 2001:db8:%x::/48 %d\n", i, i + 256, comm[i % 4 + 1]
 }' > "$WORK/plan"
 
+# bgp NAME LOCAL AS NEIGHBOR AS FAMILY IMPORT EXPORT: an eBGP session
+# that comes up (and back) within a second or two
+bgp()
+{
+	cat <<-CONF
+	protocol bgp $1 {
+		local $2 as $3;
+		neighbor $4 as $5;
+		connect delay time 1; connect retry time 1; error wait time 1, 2;
+		$6 { import $7; export $8; };
+	}
+	CONF
+}
+
 # static protocols: s4a/s6a the first half, s4b/s6b the second
 statics()
 {
@@ -49,41 +63,21 @@ statics()
 			echo "}"
 		done
 	done
-	cat <<-CONF
-	protocol bgp h4 {
-		local 10.200.0.2 as 65001;
-		neighbor 10.200.0.1 as 65000;
-		connect delay time 1; connect retry time 1; error wait time 1, 2;
-		ipv4 { import none; export all; };
-	}
-	protocol bgp h6 {
-		local fd00:200::2 as 65001;
-		neighbor fd00:200::1 as 65000;
-		connect delay time 1; connect retry time 1; error wait time 1, 2;
-		ipv6 { import none; export all; };
-	}
-	CONF
+	bgp h4 10.200.0.2 65001 10.200.0.1 65000 ipv4 none all
+	bgp h6 fd00:200::2 65001 fd00:200::1 65000 ipv6 none all
 } > "$WORK/up.conf"
 
-cat > "$WORK/host.conf" <<CONF
-router id 10.200.0.1;
-log "$WORK/host.log" all;
-define CLS_ASN = 65000;
-protocol device { scan time 10; }
-protocol bgp up4 {
-	local 10.200.0.1 as 65000;
-	neighbor 10.200.0.2 as 65001;
-	connect delay time 1; connect retry time 1; error wait time 1, 2;
-	ipv4 { import all; export none; };
-}
-protocol bgp up6 {
-	local fd00:200::1 as 65000;
-	neighbor fd00:200::2 as 65001;
-	connect delay time 1; connect retry time 1; error wait time 1, 2;
-	ipv6 { import all; export none; };
-}
-include "$CLASSIFIER_SRC/deploy/sync/bird-classes.conf";
-CONF
+{
+	cat <<-CONF
+	router id 10.200.0.1;
+	log "$WORK/host.log" all;
+	define CLS_ASN = 65000;
+	protocol device { scan time 10; }
+	include "$CLASSIFIER_SRC/deploy/sync/bird-classes.conf";
+	CONF
+	bgp up4 10.200.0.1 65000 10.200.0.2 65001 ipv4 all none
+	bgp up6 fd00:200::1 65000 fd00:200::2 65001 ipv6 all none
+} > "$WORK/host.conf"
 
 # What BGP says when prefixes 0..N4-1 and 0..N6-1 are announced: the
 # kernel's view ("PREFIX REALM") and the classes.
