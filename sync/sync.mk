@@ -52,9 +52,10 @@ $(OUTPUT)/tests/sync_dryrun: tests/sync/sync_dryrun.c $(SYNC_OBJS) \
 all: $(OUTPUT)/tests/sync_dryrun
 
 .PHONY: sync-check
-# Network-namespace tests of the daemon (plain kernel routes, BIRD).
-sync-check: $(OUTPUT)/tests/sync_dryrun
-	$(Q)./tests/netns/run.sh -d tests/sync $(OUTPUT)/tests/sync_dryrun
+# Network-namespace tests of the daemon (plain kernel routes, BIRD); they
+# find sync_dryrun next to the classifier binary they are given.
+sync-check: $(OUTPUT)/classifier $(OUTPUT)/tests/sync_dryrun
+	$(Q)./tests/netns/run.sh -d tests/sync $(OUTPUT)/classifier
 
 # Benchmark of the daemon (bench/sync.sh): decode cost, start-up, churn.
 $(OUTPUT)/bench/syncbench: bench/syncbench.c $(OUTPUT)/sync/kroute.o \
