@@ -18,10 +18,15 @@
 
 #include "lib/parse.h"
 
-/* The shape of the library's struct cls_route, so arrays pass as they are. */
+/*
+ * The layout of the library's struct cls_route, so an applier may pass
+ * arrays through; flags is 0 from the engine (the library marks synced
+ * routes itself).
+ */
 struct sync_route {
 	struct cls_prefix prefix;
 	__u32 class_idx;
+	__u32 flags;
 };
 
 /* What `classifier status` shows of the daemon; pushed after each change. */
@@ -43,6 +48,14 @@ struct sync_status {
 	__u32 lag_us;	      /* last batch: first message read to applied */
 	__u32 lag_max_us;     /* the largest since start */
 	__u32 rules;
+	/*
+	 * Why: "start", "reload" (the rules), "overrun", "link down", "link
+	 * deleted", "link renamed", "address removed", "retry" (a failed
+	 * resync, after "lock failed" or "apply failed"), or the kernel's
+	 * messages did not say which route changed: "ambiguous replace",
+	 * "ambiguous delete", "partial multipath delete", "inconsistent ipv6
+	 * route", "inconsistent ipv6 delete".
+	 */
 	char last_resync_reason[32];
 	char last_error[128];  /* "" if none */
 	__u64 last_error_time; /* CLOCK_REALTIME, ns */
@@ -57,11 +70,14 @@ struct sync_applier {
 	 * after wait_ms.
 	 */
 	int (*lock)(void *ctx, unsigned int wait_ms);
-	void (*unlock)(void *ctx);
-	/* Add or overwrite the synced route at p; -EEXIST: a hand route holds
-	 * p. */
+	/* Returns what the library's upkeep at unlock returns. */
+	int (*unlock)(void *ctx);
+	/* Add or overwrite the synced route at p; -EEXIST: a hand route holds p. */
 	int (*set)(void *ctx, const struct cls_prefix *p, __u32 class_idx);
-	/* Remove the synced route at p; -ENOENT: there is none. */
+	/*
+	 * Remove the synced route at p; -ENOENT: no route there, -EPERM: a
+	 * hand route holds p (left alone).
+	 */
 	int (*del)(void *ctx, const struct cls_prefix *p);
 	/*
 	 * Replace the whole synced set: begin, add (any order, in chunks),
@@ -79,7 +95,7 @@ struct sync_applier {
 	int (*dump)(void *ctx, int family, struct sync_route **out, size_t *n);
 	/* A class word (classid "1:10" or a name) to its index; -ENOENT. */
 	int (*resolve)(void *ctx, const char *tok, __u32 *class_idx);
-	/* Publish the daemon's status for `classifier status`. */
+	/* Publish the daemon's status for `classifier status`; under the lock. */
 	int (*status)(void *ctx, const struct sync_status *s);
 };
 

@@ -38,6 +38,7 @@ struct daemon {
 	__u64 now; /* CLOCK_MONOTONIC ns of the current read */
 	struct kroute k;
 	unsigned long bad_msgs;
+	__u32 rcvbuf; /* what the event socket was given */
 };
 
 static __u64 mono_ns(void)
@@ -191,9 +192,34 @@ static int read_events(struct daemon *d)
 	return sync_engine_commit(d->e);
 }
 
+/* The event socket's buffer: the option, else the rules' setting. */
+static void set_rcvbuf(struct daemon *d, __u32 from_rules)
+{
+	__u32 want = d->o->rcvbuf ? d->o->rcvbuf
+		     : from_rules ? from_rules
+				  : SYNC_RCVBUF_DEFAULT;
+	int got = 0, err;
+
+	if (want == d->rcvbuf)
+		return;
+	err = rtsock_set_rcvbuf(&d->ev, want, &got);
+	if (err) {
+		sync_engine_error(d->e, err, "setting the event buffer");
+		return;
+	}
+	d->rcvbuf = want;
+	/* the kernel reports twice what it grants */
+	if ((__u32)got / 2 < want)
+		pr_warn("sync: event buffer %d bytes, not %u: net.core.rmem_max caps it without CAP_NET_ADMIN\n",
+			got / 2, want);
+	else
+		pr_info("sync: event buffer %u bytes\n", want);
+}
+
 static void reload(struct daemon *d)
 {
 	struct sync_rules rs;
+	__u32 rcvbuf;
 
 	pr_info("sync: reload: reading the rules again\n");
 	if (load_rules(d, &rs)) {
@@ -203,11 +229,13 @@ static void reload(struct daemon *d)
 		sync_engine_status_push(d->e);
 		return;
 	}
+	rcvbuf = rs.rcvbuf;
 	if (sync_engine_set_rules(d->e, &rs)) {
 		sync_engine_error(d->e, -ENOMEM, "reload");
 		sync_engine_want_resync(d->e, "reload", 0, mono_ns());
 		return;
 	}
+	set_rcvbuf(d, rcvbuf);
 	resync(d, "reload");
 }
 
@@ -272,9 +300,7 @@ static int setup(struct daemon *d)
 	err = load_rules(d, &rs);
 	if (err)
 		return err;
-	rcvbuf = d->o->rcvbuf ? d->o->rcvbuf
-		 : rs.rcvbuf  ? rs.rcvbuf
-			      : SYNC_RCVBUF_DEFAULT;
+	rcvbuf = rs.rcvbuf;
 	err = sync_engine_new(d->a, d->o->lock_wait_ms ?: SYNC_LOCK_WAIT_MS,
 			      &d->e);
 	if (!err)
@@ -293,15 +319,15 @@ static int setup(struct daemon *d)
 	if (d->sigfd < 0)
 		return -errno;
 	/* subscribe before the first dump: no change can fall between */
-	err = rtsock_listen(&d->ev, rcvbuf);
+	err = rtsock_listen(&d->ev);
 	if (err) {
 		pr_warn("sync: cannot listen to route events: %s\n",
 			strerror(-err));
 		return err;
 	}
-	pr_info("sync: start: %zu rules%s%s, event buffer %u bytes\n",
-		sync_engine_rules(d->e)->n, d->o->config ? " from " : "",
-		d->o->config ? d->o->config : "", rcvbuf);
+	pr_info("sync: start: %zu rules%s%s\n", sync_engine_rules(d->e)->n,
+		d->o->config ? " from " : "", d->o->config ? d->o->config : "");
+	set_rcvbuf(d, rcvbuf);
 	return 0;
 }
 

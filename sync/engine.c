@@ -131,9 +131,33 @@ struct sync_status *sync_engine_status(struct sync_engine *e)
 	return &e->st;
 }
 
+/* The library's upkeep at unlock (the IPv4 table's size) may fail. */
+static void unlock(struct sync_engine *e)
+{
+	int err = e->a->unlock(e->a->ctx);
+
+	if (err)
+		sync_engine_error(e, err, "finishing a change");
+}
+
+/* The status, with the lock held (the library writes it under the lock). */
+static void push_locked(struct sync_engine *e)
+{
+	int err = e->a->status(e->a->ctx, sync_engine_status(e));
+
+	if (err)
+		sync_engine_error(e, err, "publishing the status");
+}
+
 int sync_engine_status_push(struct sync_engine *e)
 {
-	return e->a->status(e->a->ctx, sync_engine_status(e));
+	int err = e->a->lock(e->a->ctx, e->lock_wait_ms);
+
+	if (err)
+		return err;
+	push_locked(e);
+	unlock(e);
+	return 0;
 }
 
 void sync_engine_error(struct sync_engine *e, int err, const char *what)
@@ -473,7 +497,8 @@ static int apply_ops(struct sync_engine *e, struct apply_count *c)
 		e->st.changes++;
 		if (op->del) {
 			err = e->a->del(e->a->ctx, &op->p);
-			if (!err || err == -ENOENT) {
+			/* nothing synced there: none, or a hand route's */
+			if (!err || err == -ENOENT || err == -EPERM) {
 				c->del++;
 				continue;
 			}
@@ -629,6 +654,7 @@ static int swap_fill(struct sync_engine *e, void *txn, size_t *count)
 				continue;
 			buf[n].prefix = x.dst;
 			buf[n].class_idx = e->rules.rule[x.rule].class_idx;
+			buf[n].flags = 0;
 			(*count)++;
 			if (++n == SWAP_CHUNK) {
 				err = e->a->swap_add(e->a->ctx, txn, buf, n);
@@ -702,18 +728,18 @@ int sync_engine_commit(struct sync_engine *e)
 		return err;
 	}
 	err = swapped ? swap_all(e, &c) : apply_ops(e, &c);
-	e->a->unlock(e->a->ctx);
 	lag = (mono_ns() - e->batch_start) / 1000;
 	e->st.lag_us = lag > UINT32_MAX ? UINT32_MAX : lag;
 	if (e->st.lag_us > e->st.lag_max_us)
 		e->st.lag_max_us = e->st.lag_us;
+	if (err)
+		sync_engine_want_resync(e, "apply failed", RETRY_MS, mono_ns());
+	push_locked(e);
+	unlock(e);
 	if (swapped)
 		pr_info("sync: swap: %zu routes now synced (a batch of many changes)\n",
 			c.set);
 	batch_done(e);
-	if (err)
-		sync_engine_want_resync(e, "apply failed", RETRY_MS, mono_ns());
-	sync_engine_status_push(e);
 	return err;
 }
 
@@ -768,14 +794,18 @@ int sync_engine_resync_end(struct sync_engine *e, const char *reason,
 {
 	static const int fams[2] = {AF_INET, AF_INET6};
 	struct apply_count c = {0};
+	bool swapped;
 	struct sync_route *s;
 	size_t n;
 	__u64 end;
 	int fi, err;
 
 	err = lock(e);
-	if (err)
-		goto out;
+	if (err) {
+		batch_done(e);
+		sync_engine_want_resync(e, "retry", RETRY_MS, mono_ns());
+		return err;
+	}
 	for (fi = 0; fi < 2 && !err; fi++) {
 		err = dump_synced(e, fams[fi], &s, &n);
 		if (err)
@@ -783,37 +813,36 @@ int sync_engine_resync_end(struct sync_engine *e, const char *reason,
 		err = diff_family(e, fi, s, n, false);
 		free(s);
 	}
+	swapped = e->swap;
 	if (!err)
-		err = e->swap ? swap_all(e, &c) : apply_ops(e, &c);
-	e->a->unlock(e->a->ctx);
-out:
+		err = swapped ? swap_all(e, &c) : apply_ops(e, &c);
 	end = mono_ns();
 	if (err) {
-		batch_done(e);
 		sync_engine_want_resync(e, "retry", RETRY_MS, end);
-		sync_engine_status_push(e);
-		return err;
+	} else {
+		e->valid = true;
+		e->last_resync_end = end;
+		e->st.resyncs++;
+		e->st.last_resync = realtime_ns();
+		e->st.last_resync_ms = (end - started_ns) / 1000000;
+		snprintf(e->st.last_resync_reason,
+			 sizeof(e->st.last_resync_reason), "%s", reason);
 	}
-	e->valid = true;
-	e->last_resync_end = end;
-	e->st.resyncs++;
-	e->st.last_resync = realtime_ns();
-	e->st.last_resync_ms = (end - started_ns) / 1000000;
-	snprintf(e->st.last_resync_reason, sizeof(e->st.last_resync_reason),
-		 "%s", reason);
-	sync_engine_status(e);
+	push_locked(e);
+	unlock(e);
+	batch_done(e);
+	if (err)
+		return err;
 	pr_info("sync: resync (%s): %llu routes synced (IPv4 %llu, IPv6 %llu), %llu shadowed by hand routes; %s %zu, removed %zu; %u ms\n",
 		reason, (unsigned long long)(e->st.routes_v4 + e->st.routes_v6),
 		(unsigned long long)e->st.routes_v4,
 		(unsigned long long)e->st.routes_v6,
 		(unsigned long long)e->st.shadowed,
-		e->swap ? "swapped in" : "set", c.set, c.del,
+		swapped ? "swapped in" : "set", c.set, c.del,
 		e->st.last_resync_ms);
-	batch_done(e);
 	/* a resync's diff and swap buffers are freed by now; give the
 	 * memory back rather than keep it for the next one */
 	malloc_trim(0);
-	sync_engine_status_push(e);
 	return 0;
 }
 

@@ -93,7 +93,7 @@ void sync_engine_overrun(struct sync_engine *e, __u64 now_ns);
 void sync_engine_error(struct sync_engine *e, int err, const char *what);
 
 struct sync_status *sync_engine_status(struct sync_engine *e);
-/* Push the status to the applier. */
+/* Push the status to the applier (taking the lock for it). */
 int sync_engine_status_push(struct sync_engine *e);
 
 #endif

@@ -70,7 +70,7 @@ int rtsock_set_rcvbuf(struct rtsock *s, __u32 rcvbuf, int *actual)
 	return 0;
 }
 
-int rtsock_listen(struct rtsock *s, __u32 rcvbuf)
+int rtsock_listen(struct rtsock *s)
 {
 	int err = open_sock(s);
 
@@ -85,10 +85,7 @@ int rtsock_listen(struct rtsock *s, __u32 rcvbuf)
 		rtsock_close(s);
 		return -EINVAL;
 	}
-	err = rtsock_set_rcvbuf(s, rcvbuf, NULL);
-	if (err)
-		rtsock_close(s);
-	return err;
+	return 0;
 }
 
 /* Pass every message of one datagram to cb. */

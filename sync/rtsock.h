@@ -28,11 +28,14 @@ typedef int (*rtsock_cb)(void *ctx, const struct nlmsghdr *h);
 
 /*
  * The event socket: RTNLGRP_IPV4_ROUTE, RTNLGRP_IPV6_ROUTE, RTNLGRP_LINK
- * and RTNLGRP_IPV4_IFADDR, non-blocking, with a receive buffer of rcvbuf
- * bytes (SO_RCVBUFFORCE when allowed, past net.core.rmem_max).
+ * and RTNLGRP_IPV4_IFADDR, non-blocking.
  */
-int rtsock_listen(struct rtsock *s, __u32 rcvbuf);
-/* Set the receive buffer; *actual: what the kernel reports it charges. */
+int rtsock_listen(struct rtsock *s);
+/*
+ * Set the receive buffer: SO_RCVBUFFORCE (CAP_NET_ADMIN) past
+ * net.core.rmem_max, else SO_RCVBUF, which that caps.  *actual: what the
+ * kernel reports (twice what it grants: it counts its overhead).
+ */
 int rtsock_set_rcvbuf(struct rtsock *s, __u32 rcvbuf, int *actual);
 void rtsock_close(struct rtsock *s);
 

@@ -171,9 +171,14 @@ static int op_lock(void *ctx, unsigned int wait_ms)
 	return 0;
 }
 
-static void op_unlock(void *ctx)
+static int op_unlock(void *ctx)
 {
-	((struct mem_applier *)ctx)->locked = false;
+	struct mem_applier *m = ctx;
+
+	if (!m->locked)
+		return -ENOLCK;
+	m->locked = false;
+	return 0;
 }
 
 static int op_set(void *ctx, const struct cls_prefix *p, __u32 class_idx)
@@ -207,8 +212,10 @@ static int op_del(void *ctx, const struct cls_prefix *p)
 		return err;
 	m->n_del++;
 	e = find(m, p);
-	if (!m->null && (!e || e->hand))
+	if (!m->null && !e)
 		return -ENOENT;
+	if (!m->null && e->hand)
+		return -EPERM;
 	if (e)
 		drop(m, e);
 	changed(m, "del", p, 0);
@@ -357,6 +364,9 @@ static int op_status(void *ctx, const struct sync_status *s)
 {
 	struct mem_applier *m = ctx;
 
+	/* as the library's: the status is written under the lock */
+	if (!m->locked)
+		return -ENOLCK;
 	m->status = *s;
 	m->n_status++;
 	if (m->on_status)
