@@ -37,7 +37,6 @@ struct daemon {
 	int sigfd;
 	__u64 now; /* CLOCK_MONOTONIC ns of the current read */
 	struct kroute k;
-	unsigned long bad_msgs;
 	__u32 rcvbuf; /* what the event socket was given */
 };
 
@@ -49,10 +48,12 @@ static __u64 mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* Command-line rules, then the file's, resolved to class indices. */
-static int load_rules(const struct daemon *d, struct sync_rules *rs)
+/*
+ * Command-line rules, then the file's, resolved to class indices; what is
+ * wrong goes to err (SYNC_ERR_LEN).
+ */
+static int load_rules(const struct daemon *d, struct sync_rules *rs, char *err)
 {
-	char err[SYNC_ERR_LEN] = "";
 	const char *src = d->o->config ? d->o->config : "command line";
 	int ret = 0;
 
@@ -60,22 +61,20 @@ static int load_rules(const struct daemon *d, struct sync_rules *rs)
 	if (d->o->argc)
 		ret = sync_rules_parse_args(rs, d->o->argc, d->o->argv,
 					    "command line", 0, err,
-					    sizeof(err));
+					    SYNC_ERR_LEN);
 	if (!ret && d->o->config)
-		ret = sync_rules_load(rs, d->o->config, err, sizeof(err));
+		ret = sync_rules_load(rs, d->o->config, err, SYNC_ERR_LEN);
 	if (!ret && !rs->n) {
-		snprintf(err, sizeof(err),
+		snprintf(err, SYNC_ERR_LEN,
 			 "%s: no rules (a rule is e.g. \"table 100 realm 5 class 1:10\")",
 			 src);
 		ret = -EINVAL;
 	}
 	if (!ret)
 		ret = sync_rules_resolve(rs, d->a->resolve, d->a->ctx, src, err,
-					 sizeof(err));
-	if (ret) {
-		pr_warn("sync: %s\n", err);
+					 SYNC_ERR_LEN);
+	if (ret)
 		sync_rules_free(rs);
-	}
 	return ret;
 }
 
@@ -83,8 +82,9 @@ static int dump_route(void *ctx, const struct nlmsghdr *h)
 {
 	struct daemon *d = ctx;
 
+	/* the kernel sends none; counted, and the dump goes on */
 	if (kroute_decode(h, &d->k)) {
-		d->bad_msgs++;
+		sync_engine_error(d->e, -EINVAL, "decoding a dumped route");
 		return 0;
 	}
 	return sync_engine_resync_add(d->e, &d->k);
@@ -156,7 +156,8 @@ static int event_msg(void *ctx, const struct nlmsghdr *h)
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE:
 		if (kroute_decode(h, &d->k)) {
-			d->bad_msgs++;
+			sync_engine_error(d->e, -EINVAL,
+					  "decoding a route event");
 			return 0;
 		}
 		sync_engine_route(d->e, h->nlmsg_type == RTM_DELROUTE,
@@ -185,10 +186,9 @@ static int read_events(struct daemon *d)
 	n = rtsock_drain(&d->ev, BATCH_MAX, event_msg, d, &overrun, &more);
 	if (overrun)
 		sync_engine_overrun(d->e, d->now);
-	if (n < 0) {
+	if (n < 0)
 		sync_engine_error(d->e, n, "reading route events");
-		return n;
-	}
+	/* what was read before an error is applied all the same */
 	return sync_engine_commit(d->e);
 }
 
@@ -218,14 +218,15 @@ static void set_rcvbuf(struct daemon *d, __u32 from_rules)
 
 static void reload(struct daemon *d)
 {
+	char err[SYNC_ERR_LEN], what[SYNC_ERR_LEN + 40];
 	struct sync_rules rs;
 	__u32 rcvbuf;
 
 	pr_info("sync: reload: reading the rules again\n");
-	if (load_rules(d, &rs)) {
-		sync_engine_error(
-			d->e, -EINVAL,
-			"reload: the new rules are bad; the old ones stay");
+	if (load_rules(d, &rs, err)) {
+		snprintf(what, sizeof(what),
+			 "reload: %s; the rules in force stay", err);
+		sync_engine_error(d->e, 0, what);
 		sync_engine_status_push(d->e);
 		return;
 	}
@@ -292,14 +293,17 @@ static int run(struct daemon *d)
 
 static int setup(struct daemon *d)
 {
+	char why[SYNC_ERR_LEN];
 	struct sync_rules rs;
 	sigset_t mask;
 	__u32 rcvbuf;
 	int err;
 
-	err = load_rules(d, &rs);
-	if (err)
+	err = load_rules(d, &rs, why);
+	if (err) {
+		pr_warn("sync: %s\n", why);
 		return err;
+	}
 	rcvbuf = rs.rcvbuf;
 	err = sync_engine_new(d->a, d->o->lock_wait_ms ?: SYNC_LOCK_WAIT_MS,
 			      &d->e);

@@ -164,8 +164,12 @@ void sync_engine_error(struct sync_engine *e, int err, const char *what)
 {
 	e->st.errors++;
 	e->st.last_error_time = realtime_ns();
-	snprintf(e->st.last_error, sizeof(e->st.last_error), "%s: %s", what,
-		 strerror(err < 0 ? -err : err));
+	if (err)
+		snprintf(e->st.last_error, sizeof(e->st.last_error), "%s: %s",
+			 what, strerror(err < 0 ? -err : err));
+	else
+		snprintf(e->st.last_error, sizeof(e->st.last_error), "%s",
+			 what);
 	pr_warn("sync: error: %s\n", e->st.last_error);
 }
 
@@ -285,24 +289,39 @@ static int settle_prefix(struct sync_engine *e, struct rtab *t,
 	return 0;
 }
 
-static const char *link_name(void *ctx, __u32 ifindex)
+/* A link's cache entry, made (up, no name yet) when missing; NULL: no memory.
+ */
+static struct link *link_get(struct sync_engine *e, __u32 ifindex, bool *made)
 {
-	struct sync_engine *e = ctx;
-	struct link *l, *n;
+	struct link *n;
 	size_t i;
 
+	*made = false;
 	for (i = 0; i < e->nlinks; i++)
 		if (e->links[i].ifindex == ifindex)
-			return e->links[i].name[0] ? e->links[i].name : NULL;
+			return &e->links[i];
 	n = realloc(e->links, (e->nlinks + 1) * sizeof(*n));
 	if (!n)
 		return NULL;
 	e->links = n;
-	l = &e->links[e->nlinks++];
-	memset(l, 0, sizeof(*l));
-	l->ifindex = ifindex;
-	l->up = true;
-	if (!if_indextoname(ifindex, l->name))
+	n = &e->links[e->nlinks++];
+	memset(n, 0, sizeof(*n));
+	n->ifindex = ifindex;
+	n->up = true;
+	*made = true;
+	return n;
+}
+
+/* For `dev` rules: names learnt from the kernel once, then from RTM_NEWLINK. */
+static const char *link_name(void *ctx, __u32 ifindex)
+{
+	struct sync_engine *e = ctx;
+	bool made;
+	struct link *l = link_get(e, ifindex, &made);
+
+	if (!l)
+		return NULL;
+	if (made && !if_indextoname(ifindex, l->name))
 		l->name[0] = '\0';
 	return l->name[0] ? l->name : NULL;
 }
@@ -849,35 +868,21 @@ int sync_engine_resync_end(struct sync_engine *e, const char *reason,
 void sync_engine_link(struct sync_engine *e, __u32 ifindex, const char *name,
 		      bool up, bool deleted)
 {
-	struct link *l = NULL;
 	const char *why = NULL;
+	struct link *l;
+	bool made;
 	size_t i;
 
-	for (i = 0; i < e->nlinks; i++)
-		if (e->links[i].ifindex == ifindex)
-			l = &e->links[i];
 	if (deleted) {
 		why = "link deleted";
-		if (l)
-			*l = e->links[--e->nlinks];
-	} else if (!l) {
-		struct link *n =
-			realloc(e->links, (e->nlinks + 1) * sizeof(*n));
-
-		if (n) {
-			e->links = n;
-			l = &e->links[e->nlinks++];
-			memset(l, 0, sizeof(*l));
-			l->ifindex = ifindex;
-			l->up = true;
-		}
-		if (!up)
-			why = "link down";
-	}
-	if (!deleted && l) {
+		for (i = 0; i < e->nlinks; i++)
+			if (e->links[i].ifindex == ifindex)
+				e->links[i] = e->links[--e->nlinks];
+	} else if ((l = link_get(e, ifindex, &made))) {
+		/* a link first seen down may just have gone down */
 		if (l->up && !up)
 			why = "link down";
-		if (name && strcmp(l->name, name) && l->name[0] &&
+		if (name && !made && l->name[0] && strcmp(l->name, name) &&
 		    e->rules.uses_dev)
 			why = "link renamed";
 		l->up = up;

@@ -89,7 +89,7 @@ __u64 sync_engine_resync_due(const struct sync_engine *e, const char **reason);
 
 /* Record an overrun (ENOBUFS): events were lost; resync at once. */
 void sync_engine_overrun(struct sync_engine *e, __u64 now_ns);
-/* Record an error for status (and the log). */
+/* Record an error for status (and the log); err 0: what says it all. */
 void sync_engine_error(struct sync_engine *e, int err, const char *what);
 
 struct sync_status *sync_engine_status(struct sync_engine *e);
