@@ -112,7 +112,7 @@ long rtsock_drain(struct rtsock *s, size_t max, rtsock_cb cb, void *ctx,
 
 	*more = false;
 	while ((size_t)count < max) {
-		n = recv(s->fd, s->buf, s->buflen, MSG_DONTWAIT);
+		n = recv(s->fd, s->buf, s->buflen, MSG_DONTWAIT | MSG_TRUNC);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == ENOBUFS) {
@@ -123,6 +123,9 @@ long rtsock_drain(struct rtsock *s, size_t max, rtsock_cb cb, void *ctx,
 			return count;
 		if (n < 0)
 			return -errno;
+		/* larger than any route message the kernel builds */
+		if ((size_t)n > s->buflen)
+			return -EMSGSIZE;
 		err = walk(s->buf, n, cb, ctx, &count);
 		if (err)
 			return err;
@@ -197,13 +200,15 @@ static int dump_one(struct rtsock *s, int family, __u32 table, rtsock_cb cb,
 	int err = send_dump(s, family, table);
 
 	while (!err && !d.done) {
-		n = recv(s->fd, s->buf, s->buflen, 0);
+		n = recv(s->fd, s->buf, s->buflen, MSG_TRUNC);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -errno;
 		if (n == 0)
 			return -EPIPE;
+		if ((size_t)n > s->buflen)
+			return -EMSGSIZE;
 		err = walk(s->buf, n, dump_msg, &d, &count);
 	}
 	if (err)

@@ -160,6 +160,8 @@ static bool class_word_ok(const char *s)
 {
 	__u32 classid;
 
+	if (strlen(s) > CLASS_NAME_MAX)
+		return false;
 	return !parse_classid(s, &classid) || !check_class_name(s, NULL);
 }
 

@@ -148,6 +148,8 @@ static void test_rules_invalid(void **state)
 		 "sync.conf:7: family \"ip\": inet or inet6"},
 		{"class web table 100", "sync.conf:7: \"table\" after the rule's class: one rule a line"},
 		{"ignore class web", "sync.conf:7: \"class\" after the rule's ignore: one rule a line"},
+		{"class 0000000000000000000000000000001:1",
+		 "sync.conf:7: class \"0000000000000000000000000000001:1\": not a classid (1:10) or a class name"},
 		{"class 1:2:3", "sync.conf:7: class \"1:2:3\": not a classid (1:10) or a class name"},
 		{"table 100 rcvbuf 1M class web",
 		 "sync.conf:7: rcvbuf is a setting, not part of a rule"},
