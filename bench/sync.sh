@@ -36,8 +36,10 @@ BUILD=$(cd "$1" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 DRYRUN=$BUILD/tests/sync_dryrun
 SYNCBENCH=$BUILD/bench/syncbench
-[ -x "$DRYRUN" ] && [ -x "$SYNCBENCH" ] ||
-	{ echo "bench/sync.sh: build $DRYRUN and $SYNCBENCH first (make sync-bench)" >&2; exit 2; }
+if [ ! -x "$DRYRUN" ] || [ ! -x "$SYNCBENCH" ]; then
+	echo "bench/sync.sh: build $DRYRUN and $SYNCBENCH first (make sync-bench)" >&2
+	exit 2
+fi
 [ "$(id -u)" = 0 ] || { echo "bench/sync.sh: needs root" >&2; exit 1; }
 [ -n "$OUT" ] || OUT=$BUILD/bench/sync-results.md
 

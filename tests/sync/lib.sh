@@ -9,6 +9,8 @@
 # writes every route it would hold to $STATE ("PREFIX CLASSID synced|hand"
 # lines), its status to $STATE.status and one line per change to
 # $CHANGES ("SECONDS.NANOS set PREFIX CLASSID" / "del PREFIX" / "swap N").
+# wait_until takes shell code to evaluate later: single quotes on purpose.
+# shellcheck disable=SC2016
 
 DRYRUN=${DRYRUN:-$(dirname "$CLASSIFIER")/tests/sync_dryrun}
 [ -x "$DRYRUN" ] || { echo "$DRYRUN: not built" >&2; exit 2; }
@@ -20,7 +22,7 @@ DRYRUN_PID=
 # its first resync is done.
 start_dryrun()
 {
-	local n
+	local _
 	STATE=$WORK/state
 	CHANGES=$WORK/changes
 	rm -f "$STATE" "$STATE.status"
@@ -28,7 +30,7 @@ start_dryrun()
 		>>"$CHANGES" 2>>"$WORK/dryrun.log" &
 	DRYRUN_PID=$!
 	track_pid "$DRYRUN_PID"
-	for n in $(seq 100); do
+	for _ in $(seq 100); do
 		[ "$(status_of resyncs)" -ge 1 ] 2>/dev/null && return 0
 		kill -0 "$DRYRUN_PID" 2>/dev/null ||
 			fail "sync_dryrun exited: $(tail -n1 "$WORK/dryrun.log")"

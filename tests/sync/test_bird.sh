@@ -6,6 +6,8 @@
 # IPv6: a table per class); the daemon, with deploy/sync/sync.conf, must
 # hold exactly what BGP said, follow a withdrawal of half, the session
 # going down (hand routes stay) and coming back.
+# wait_until evaluates its code later: single quotes on purpose
+# shellcheck disable=SC2016
 . "$CLASSIFIER_SRC/tests/netns/lib.sh"
 . "$CLASSIFIER_SRC/tests/sync/lib.sh"
 

@@ -4,6 +4,8 @@
 # file and line, and nothing is synced; SIGHUP with new rules moves the
 # routes to their new classes by difference; SIGHUP with a bad file keeps
 # the rules in force.
+# wait_until evaluates its code later: single quotes on purpose
+# shellcheck disable=SC2016
 . "$CLASSIFIER_SRC/tests/netns/lib.sh"
 . "$CLASSIFIER_SRC/tests/sync/lib.sh"
 
@@ -16,8 +18,9 @@ ip netns exec "$NS_S" "$DRYRUN" --state "$WORK/bad" config "$WORK/bad.conf" \
 expect_eq "exit status with a bad line" "$rc" 1
 expect_eq "its message" "$(cat "$WORK/err")" \
 	"sync_dryrun: sync: $WORK/bad.conf:3: unknown word \"tabel\""
-[ ! -e "$WORK/bad" ] && [ ! -e "$WORK/bad.status" ] ||
+if [ -e "$WORK/bad" ] || [ -e "$WORK/bad.status" ]; then
 	fail "a daemon with bad rules wrote state"
+fi
 
 write_realm_conf "$WORK/sync.conf"
 start_dryrun --class web=1:6 config "$WORK/sync.conf"

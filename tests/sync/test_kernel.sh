@@ -4,6 +4,8 @@
 # then follows ip route add / replace / del / flush, IPv4 with realms and
 # IPv6, each within 100 ms; other tables and realms no rule names are left
 # alone.
+# wait_until evaluates its code later: single quotes on purpose
+# shellcheck disable=SC2016
 . "$CLASSIFIER_SRC/tests/netns/lib.sh"
 . "$CLASSIFIER_SRC/tests/sync/lib.sh"
 
