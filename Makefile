@@ -112,6 +112,8 @@ $(PROG_BIN): $(PROG_SRCS) $(SKELS) $(wildcard tests/prog/*.h) \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_SRCS) -lbpf -lelf -lz -o $@
 
+include sync/sync.mk
+
 deps:
 	$(Q)./tests/deps.sh
 
@@ -164,6 +166,7 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory bench-smoke
 	$(Q)$(MAKE) --no-print-directory netns
 	$(Q)$(MAKE) --no-print-directory install-check
+	$(Q)$(MAKE) --no-print-directory sync-check
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory $(OUTPUT)/classifier

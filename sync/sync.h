@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * `classifier sync`: follow kernel routing tables and keep classifier's
+ * synced routes equal to what the rules (sync/rules.h) select.  The
+ * command calls sync_main() with the options it parsed and an applier
+ * over the pinned maps (sync/applier.h).
+ */
+#ifndef CLS_SYNC_H
+#define CLS_SYNC_H
+
+#include <linux/types.h>
+
+#include "sync/applier.h"
+
+struct sync_options {
+	const char *config; /* rules file, or NULL */
+	int argc;	    /* rule words from the command line, which */
+	char **argv;	    /* come before the file's rules */
+	__u32 rcvbuf; /* event socket buffer; 0: the config's, or 32 MiB */
+	unsigned int lock_wait_ms; /* 0: SYNC_LOCK_WAIT_MS */
+};
+
+/*
+ * Runs in the foreground until SIGTERM or SIGINT, which leave every
+ * synced route in place (a restart changes nothing); SIGHUP re-reads the
+ * rules (a bad file keeps the old rules).  Blocks SIGHUP, SIGTERM and
+ * SIGINT in the calling thread.  Returns 0 after a signal, or a negative
+ * errno when it cannot start (bad rules: one line naming the file and
+ * line is logged, and nothing changed).
+ */
+int sync_main(const struct sync_options *o, const struct sync_applier *a);
+
+#endif

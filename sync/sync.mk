@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# The route sync daemon (sync/) and its tests; included by the Makefile.
+# sync/ has no main(): `classifier` links $(SYNC_OBJS) and $(SYNC_LDLIBS).
+
+NL_CFLAGS := $(shell pkg-config --cflags libnl-3.0 2>/dev/null || \
+	echo -I/usr/include/libnl3)
+NL_LIBS := $(shell pkg-config --libs libnl-3.0 2>/dev/null || echo -lnl-3)
+NL_ROUTE_LIBS := $(shell pkg-config --libs libnl-route-3.0 2>/dev/null || \
+	echo -lnl-route-3 -lnl-3)
+
+SYNC_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard sync/*.c))
+SYNC_LDLIBS := $(NL_LIBS)
+SYNC_TEST_OBJS := $(OUTPUT)/tests/sync/mem_applier.o \
+	$(OUTPUT)/tests/sync/troute.o
+SYNC_HDRS := $(wildcard sync/*.h tests/sync/*.h)
+
+$(SYNC_OBJS) $(SYNC_TEST_OBJS): CPPFLAGS += $(NL_CFLAGS)
+$(SYNC_OBJS) $(SYNC_TEST_OBJS): $(SYNC_HDRS)
+
+# The rule grammar is pure C.
+$(OUTPUT)/tests/test_sync_rules: tests/unit/test_sync_rules.c \
+		$(OUTPUT)/sync/rules.o $(OUTPUT)/sync/rtnames.o \
+		$(OUTPUT)/tests/sync/troute.o $(UTIL_OBJS) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(NL_CFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcmocka \
+		-o $@
+
+# Route messages built with libnl, decoded by ours.
+$(OUTPUT)/tests/test_sync_kroute: tests/unit/test_sync_kroute.c \
+		$(OUTPUT)/sync/kroute.o $(UTIL_OBJS) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(NL_CFLAGS) $(CFLAGS) $^ $(LDLIBS) \
+		$(NL_LIBS) -lcmocka -o $@
+
+# The engine against the in-memory applier (tests/sync/mem_applier.c).
+$(OUTPUT)/tests/test_sync_engine: tests/unit/test_sync_engine.c \
+		$(filter-out $(OUTPUT)/sync/daemon.o $(OUTPUT)/sync/rtsock.o,\
+			$(SYNC_OBJS)) $(SYNC_TEST_OBJS) $(UTIL_OBJS) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(NL_CFLAGS) $(CFLAGS) $^ $(LDLIBS) \
+		$(NL_LIBS) -lcmocka -o $@
+
+# The real daemon loop over the real kernel, with the in-memory applier:
+# tests/sync/*.sh read what it would have synced.
+$(OUTPUT)/tests/sync_dryrun: tests/sync/sync_dryrun.c $(SYNC_OBJS) \
+		$(SYNC_TEST_OBJS) $(UTIL_OBJS) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(NL_CFLAGS) $(CFLAGS) $^ $(LDLIBS) \
+		$(SYNC_LDLIBS) -o $@
+
+all: $(OUTPUT)/tests/sync_dryrun
+
+.PHONY: sync-check
+# Network-namespace tests of the daemon (plain kernel routes, BIRD); they
+# find sync_dryrun next to the classifier binary they are given.
+sync-check: $(OUTPUT)/classifier $(OUTPUT)/tests/sync_dryrun
+	$(Q)./tests/netns/run.sh -d tests/sync $(OUTPUT)/classifier
+
+# Benchmark of the daemon (bench/sync.sh): decode cost, start-up, churn.
+$(OUTPUT)/bench/syncbench: bench/syncbench.c $(OUTPUT)/sync/kroute.o \
+		$(OUTPUT)/sync/rtsock.o $(OUTPUT)/lib/parse.o
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(NL_CFLAGS) $(CFLAGS) $^ $(NL_ROUTE_LIBS) -o $@
+
+.PHONY: sync-bench
+sync-bench: $(OUTPUT)/bench/syncbench $(OUTPUT)/tests/sync_dryrun
+	$(Q)./bench/sync.sh $(OUTPUT)
