@@ -61,6 +61,17 @@ struct sync_status {
 	__u64 last_error_time; /* CLOCK_REALTIME, ns */
 };
 
+/*
+ * What other processes may have changed under the daemon, read without
+ * the lock (one map read): a generation of the class catalogue and the
+ * route counts by source.
+ */
+struct sync_outside {
+	__u32 class_gen; /* moves on every class change */
+	__u64 synced[2]; /* routes installed by sync: [0] IPv4, [1] IPv6 */
+	__u64 hand[2];	 /* routes added by hand */
+};
+
 /* The library's view: all of these work on synced routes only. */
 struct sync_applier {
 	void *ctx;
@@ -97,6 +108,8 @@ struct sync_applier {
 	int (*resolve)(void *ctx, const char *tok, __u32 *class_idx);
 	/* Publish the daemon's status for `classifier status`; under the lock. */
 	int (*status)(void *ctx, const struct sync_status *s);
+	/* Optional (NULL: never looked at): see struct sync_outside. */
+	int (*outside)(void *ctx, struct sync_outside *o);
 };
 
 /* Prefix order for dumps and diffs: address bytes, then length. */

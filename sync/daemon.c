@@ -28,6 +28,8 @@
 #define BATCH_MAX  65536
 #define DUMP_TRIES 3
 #define MAX_TABLES 256
+/* How often to look at what other processes changed (one map read). */
+#define OUTSIDE_MS 1000
 
 struct daemon {
 	const struct sync_options *o;
@@ -37,7 +39,10 @@ struct daemon {
 	int sigfd;
 	__u64 now; /* CLOCK_MONOTONIC ns of the current read */
 	struct kroute k;
-	__u32 rcvbuf; /* what the event socket was given */
+	__u32 rcvbuf;	    /* what the event socket was given */
+	__u32 resync_s;	    /* the rules' periodic resync; 0: none */
+	__u64 periodic_due; /* CLOCK_MONOTONIC ns; 0: none */
+	__u64 outside_due;
 };
 
 static __u64 mono_ns(void)
@@ -48,31 +53,54 @@ static __u64 mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/*
- * Command-line rules, then the file's, resolved to class indices; what is
- * wrong goes to err (SYNC_ERR_LEN).
- */
-static int load_rules(const struct daemon *d, struct sync_rules *rs, char *err)
+/* Where the rules' file lines come from, for messages. */
+static const char *rules_source(const struct daemon *d)
 {
-	const char *src = d->o->config ? d->o->config : "command line";
+	return d->o->config ? d->o->config : "command line";
+}
+
+/* Command-line rules, then the file's; not resolved. */
+static int read_rules(const struct sync_options *o, struct sync_rules *rs,
+		      char *err)
+{
 	int ret = 0;
 
 	sync_rules_init(rs);
-	if (d->o->argc)
-		ret = sync_rules_parse_args(rs, d->o->argc, d->o->argv,
+	if (o->argc)
+		ret = sync_rules_parse_args(rs, o->argc, o->argv,
 					    "command line", 0, err,
 					    SYNC_ERR_LEN);
-	if (!ret && d->o->config)
-		ret = sync_rules_load(rs, d->o->config, err, SYNC_ERR_LEN);
+	if (!ret && o->config)
+		ret = sync_rules_load(rs, o->config, err, SYNC_ERR_LEN);
 	if (!ret && !rs->n) {
 		snprintf(err, SYNC_ERR_LEN,
 			 "%s: no rules (a rule is e.g. \"table 100 realm 5 class 1:10\")",
-			 src);
+			 o->config ? o->config : "command line");
 		ret = -EINVAL;
 	}
+	if (ret)
+		sync_rules_free(rs);
+	return ret;
+}
+
+int sync_check_rules(const struct sync_options *o, char *err)
+{
+	struct sync_rules rs;
+	int ret = read_rules(o, &rs, err);
+
 	if (!ret)
-		ret = sync_rules_resolve(rs, d->a->resolve, d->a->ctx, src, err,
-					 SYNC_ERR_LEN);
+		sync_rules_free(&rs);
+	return ret;
+}
+
+/* The rules, resolved to class indices; what is wrong goes to err. */
+static int load_rules(const struct daemon *d, struct sync_rules *rs, char *err)
+{
+	int ret = read_rules(d->o, rs, err);
+
+	if (!ret)
+		ret = sync_rules_resolve(rs, d->a->resolve, d->a->ctx,
+					 rules_source(d), err, SYNC_ERR_LEN);
 	if (ret)
 		sync_rules_free(rs);
 	return ret;
@@ -123,7 +151,23 @@ static int resync(struct daemon *d, const char *reason)
 		sync_engine_resync_abort(d->e, err, mono_ns());
 		return err;
 	}
-	return sync_engine_resync_end(d->e, why, start);
+	err = sync_engine_resync_end(d->e, why, start);
+	/* the next periodic one counts from the end of any resync */
+	d->periodic_due = d->resync_s ? mono_ns() + d->resync_s * 1000000000ULL
+				      : 0;
+	return err;
+}
+
+/* The rules' periodic resync interval: theirs, or the default. */
+static void set_periodic(struct daemon *d, __u32 from_rules)
+{
+	__u32 s = from_rules ? from_rules : SYNC_RESYNC_DEFAULT;
+
+	d->resync_s = s == SYNC_RESYNC_OFF ? 0 : s;
+	if (d->resync_s)
+		pr_info("sync: periodic resync every %u s\n", d->resync_s);
+	else
+		pr_info("sync: no periodic resync\n");
 }
 
 static void link_msg(struct daemon *d, const struct nlmsghdr *h)
@@ -220,7 +264,7 @@ static void reload(struct daemon *d)
 {
 	char err[SYNC_ERR_LEN], what[SYNC_ERR_LEN + 40];
 	struct sync_rules rs;
-	__u32 rcvbuf;
+	__u32 rcvbuf, resync_s;
 
 	pr_info("sync: reload: reading the rules again\n");
 	if (load_rules(d, &rs, err)) {
@@ -231,12 +275,14 @@ static void reload(struct daemon *d)
 		return;
 	}
 	rcvbuf = rs.rcvbuf;
+	resync_s = rs.resync_s;
 	if (sync_engine_set_rules(d->e, &rs)) {
 		sync_engine_error(d->e, -ENOMEM, "reload");
 		sync_engine_want_resync(d->e, "reload", 0, mono_ns());
 		return;
 	}
 	set_rcvbuf(d, rcvbuf);
+	set_periodic(d, resync_s);
 	resync(d, "reload");
 }
 
@@ -258,14 +304,37 @@ static int signal_msg(struct daemon *d)
 	return 1;
 }
 
+static __u64 earliest(__u64 a, __u64 b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
 static int poll_timeout(const struct daemon *d)
 {
 	__u64 due = sync_engine_resync_due(d->e, NULL), now;
 
+	due = earliest(earliest(due, d->periodic_due), d->outside_due);
 	if (!due)
 		return -1;
 	now = mono_ns();
 	return due <= now ? 0 : (int)((due - now + 999999) / 1000000);
+}
+
+/* What the timers say is due: another look outside, a resync. */
+static void timers(struct daemon *d)
+{
+	__u64 now = mono_ns(), due;
+	const char *reason;
+
+	if (d->outside_due <= now) {
+		sync_engine_check_outside(d->e, rules_source(d), now);
+		d->outside_due = now + OUTSIDE_MS * 1000000ULL;
+	}
+	due = sync_engine_resync_due(d->e, &reason);
+	if (due && due <= now)
+		resync(d, reason);
+	else if (!due && d->periodic_due && d->periodic_due <= now)
+		resync(d, "periodic");
 }
 
 static int run(struct daemon *d)
@@ -274,9 +343,8 @@ static int run(struct daemon *d)
 		{.fd = d->ev.fd, .events = POLLIN},
 		{.fd = d->sigfd, .events = POLLIN},
 	};
-	const char *reason;
-	__u64 due;
 
+	d->outside_due = mono_ns() + OUTSIDE_MS * 1000000ULL;
 	for (;;) {
 		if (poll(p, 2, poll_timeout(d)) < 0 && errno != EINTR)
 			return -errno;
@@ -285,9 +353,7 @@ static int run(struct daemon *d)
 		/* an overrun shows as POLLERR; the read reports it */
 		if (p[0].revents & (POLLIN | POLLERR))
 			read_events(d);
-		due = sync_engine_resync_due(d->e, &reason);
-		if (due && due <= mono_ns())
-			resync(d, reason);
+		timers(d);
 	}
 }
 
@@ -296,7 +362,7 @@ static int setup(struct daemon *d)
 	char why[SYNC_ERR_LEN];
 	struct sync_rules rs;
 	sigset_t mask;
-	__u32 rcvbuf;
+	__u32 rcvbuf, resync_s;
 	int err;
 
 	err = load_rules(d, &rs, why);
@@ -305,8 +371,8 @@ static int setup(struct daemon *d)
 		return err;
 	}
 	rcvbuf = rs.rcvbuf;
-	err = sync_engine_new(d->a, d->o->lock_wait_ms ?: SYNC_LOCK_WAIT_MS,
-			      &d->e);
+	resync_s = rs.resync_s;
+	err = sync_engine_new(d->a, d->o->lock_wait_ms, &d->e);
 	if (!err)
 		err = sync_engine_set_rules(d->e, &rs);
 	if (err) {
@@ -332,6 +398,7 @@ static int setup(struct daemon *d)
 	pr_info("sync: start: %zu rules%s%s\n", sync_engine_rules(d->e)->n,
 		d->o->config ? " from " : "", d->o->config ? d->o->config : "");
 	set_rcvbuf(d, rcvbuf);
+	set_periodic(d, resync_s);
 	return 0;
 }
 

@@ -54,6 +54,12 @@ struct sync_engine {
 	struct link *links;
 	size_t nlinks;
 
+	/* what the applier said of other processes' changes */
+	__u32 class_gen;   /* when the rules were resolved */
+	__u64 synced[2];   /* synced routes after our last batch */
+	__u64 hand[2];	   /* hand routes at the end of the last resync */
+	bool outside_known;
+
 	struct sync_status st;
 };
 
@@ -109,6 +115,11 @@ void sync_engine_free(struct sync_engine *e)
 
 int sync_engine_set_rules(struct sync_engine *e, struct sync_rules *rs)
 {
+	struct sync_outside o;
+
+	/* the rules were resolved just now, against this catalogue */
+	if (e->a->outside && !e->a->outside(e->a->ctx, &o))
+		e->class_gen = o.class_gen;
 	sync_rules_free(&e->rules);
 	e->rules = *rs;
 	sync_rules_init(rs);
@@ -714,6 +725,23 @@ static int swap_all(struct sync_engine *e, struct apply_count *c)
 	return skipped ? mark_shadowed(e) : 0;
 }
 
+/*
+ * Under the lock, after our changes: the synced routes as we left them
+ * and, after a resync, the hand routes its shadowed count is right for.
+ */
+static void note_outside(struct sync_engine *e, bool resync)
+{
+	struct sync_outside o;
+
+	if (!e->a->outside || e->a->outside(e->a->ctx, &o))
+		return;
+	memcpy(e->synced, o.synced, sizeof(e->synced));
+	if (resync) {
+		memcpy(e->hand, o.hand, sizeof(e->hand));
+		e->outside_known = true;
+	}
+}
+
 static void batch_done(struct sync_engine *e)
 {
 	e->nops = 0;
@@ -753,6 +781,7 @@ int sync_engine_commit(struct sync_engine *e)
 		e->st.lag_max_us = e->st.lag_us;
 	if (err)
 		sync_engine_want_resync(e, "apply failed", RETRY_MS, mono_ns());
+	note_outside(e, false);
 	push_locked(e);
 	unlock(e);
 	if (swapped)
@@ -847,6 +876,8 @@ int sync_engine_resync_end(struct sync_engine *e, const char *reason,
 		snprintf(e->st.last_resync_reason,
 			 sizeof(e->st.last_resync_reason), "%s", reason);
 	}
+	if (!err)
+		note_outside(e, true);
 	push_locked(e);
 	unlock(e);
 	batch_done(e);
@@ -898,4 +929,68 @@ void sync_engine_addr_gone(struct sync_engine *e)
 {
 	if (e->prefixes[0])
 		sync_engine_want_resync(e, "address removed", 100, mono_ns());
+}
+
+/*
+ * The rules' class words again, after a class change by anyone: a class
+ * deleted and made again gets another index.  A word that resolves no
+ * more (its class was deleted) keeps the old index; that is an error.
+ */
+static void resolve_again(struct sync_engine *e, const char *where,
+			  __u64 now_ns)
+{
+	struct sync_rules *rs = &e->rules;
+	char err[SYNC_ERR_LEN], what[SYNC_ERR_LEN + 64];
+	__u32 *old = malloc(rs->n * sizeof(*old) + 1);
+	bool moved = false;
+	size_t i;
+
+	if (!old) {
+		sync_engine_error(e, -ENOMEM, "resolving the classes again");
+		return;
+	}
+	for (i = 0; i < rs->n; i++)
+		old[i] = rs->rule[i].class_idx;
+	if (sync_rules_resolve(rs, e->a->resolve, e->a->ctx, where, err,
+			       sizeof(err))) {
+		for (i = 0; i < rs->n; i++)
+			rs->rule[i].class_idx = old[i];
+		snprintf(what, sizeof(what),
+			 "classes changed: %s; its rules keep the old class",
+			 err);
+		sync_engine_error(e, 0, what);
+	} else {
+		for (i = 0; i < rs->n; i++)
+			moved |= old[i] != rs->rule[i].class_idx;
+	}
+	free(old);
+	if (moved)
+		sync_engine_want_resync(e, "classes changed", 0, now_ns);
+}
+
+void sync_engine_check_outside(struct sync_engine *e, const char *where,
+			       __u64 now_ns)
+{
+	const struct sync_status *st;
+	struct sync_outside o;
+	bool hand_moved;
+	int err;
+
+	if (!e->a->outside || !e->valid || !e->outside_known)
+		return;
+	err = e->a->outside(e->a->ctx, &o);
+	if (err) {
+		sync_engine_error(e, err, "reading the route counts");
+		return;
+	}
+	if (o.class_gen != e->class_gen) {
+		e->class_gen = o.class_gen;
+		resolve_again(e, where, now_ns);
+	}
+	st = sync_engine_status(e);
+	hand_moved = o.hand[0] != e->hand[0] || o.hand[1] != e->hand[1];
+	/* synced routes taken over or deleted, or a shadowing one gone */
+	if (o.synced[0] != e->synced[0] || o.synced[1] != e->synced[1] ||
+	    (hand_moved && st->shadowed))
+		sync_engine_want_resync(e, "routes changed by hand", 0, now_ns);
 }

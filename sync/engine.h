@@ -62,6 +62,17 @@ void sync_engine_link(struct sync_engine *e, __u32 ifindex, const char *name,
 /* An IPv4 address went away: routes using it may be gone unannounced. */
 void sync_engine_addr_gone(struct sync_engine *e);
 
+/*
+ * Between batches, what other processes changed (the applier's
+ * outside()): a class change resolves the rules' class words again
+ * (where: the rules' source, for errors); synced routes a hand command
+ * took over or deleted, or a hand route over a synced prefix removed,
+ * ask for a resync, which puts the synced routes right and counts the
+ * shadowed ones.
+ */
+void sync_engine_check_outside(struct sync_engine *e, const char *where,
+			       __u64 now_ns);
+
 /* Apply the batch of changes the events since the last call made. */
 int sync_engine_commit(struct sync_engine *e);
 

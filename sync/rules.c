@@ -281,6 +281,57 @@ static int settle_family(struct sync_rule *r, const struct where *w)
 	return 0;
 }
 
+/* "600", "90s", "10m", "2h", or "off": the periodic resync's interval. */
+static int parse_interval(const char *s, __u32 *sec)
+{
+	char num[24];
+	size_t n = strlen(s);
+	__u64 mul = 1, x;
+
+	if (!strcmp(s, "off")) {
+		*sec = SYNC_RESYNC_OFF;
+		return 0;
+	}
+	if (!n || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n + 1);
+	switch (num[n - 1]) {
+	case 's':
+		break;
+	case 'm':
+		mul = 60;
+		break;
+	case 'h':
+		mul = 3600;
+		break;
+	default:
+		n++;
+	}
+	num[n - 1] = '\0';
+	if (parse_u64(num, &x) || x > SYNC_RESYNC_MAX / mul ||
+	    x * mul < SYNC_RESYNC_MIN)
+		return -EINVAL;
+	*sec = x * mul;
+	return 0;
+}
+
+static int parse_setting(struct sync_rules *rs, const char *word,
+			 const char *v, const struct where *w)
+{
+	if (!strcmp(word, "rcvbuf")) {
+		if (parse_size(v, &rs->rcvbuf))
+			return bad(w,
+				   "rcvbuf \"%s\": a size 4k-1G (suffix k, M or G)",
+				   v);
+		return 0;
+	}
+	if (parse_interval(v, &rs->resync_s))
+		return bad(w,
+			   "resync \"%s\": an interval %us-%uh (suffix s, m or h), or off",
+			   v, SYNC_RESYNC_MIN, SYNC_RESYNC_MAX / 3600);
+	return 0;
+}
+
 static void rule_init(struct sync_rule *r, unsigned int line)
 {
 	memset(r, 0, sizeof(*r));
@@ -305,19 +356,19 @@ static int parse_words(struct sync_rules *rs, int argc, char **argv,
 		const char *word = argv[i];
 		const struct selector *s;
 
-		if (!strcmp(word, "rcvbuf")) {
+		if (!strcmp(word, "rcvbuf") || !strcmp(word, "resync")) {
 			if (started)
-				return bad(w, "rcvbuf is a setting, not part of a rule");
+				return bad(w, "%s is a setting, not part of a rule",
+					   word);
 			if (i + 1 >= argc)
-				return bad(w, "rcvbuf needs a size");
-			if (parse_size(argv[++i], &rs->rcvbuf))
-				return bad(w,
-					   "rcvbuf \"%s\": a size 4k-1G (suffix k, M or G)",
-					   argv[i]);
+				return bad(w, "%s needs a value", word);
+			err = parse_setting(rs, word, argv[++i], w);
+			if (err)
+				return err;
 			if (one_rule && i + 1 < argc)
 				return bad(w,
-					   "\"%s\" after rcvbuf: one setting a line",
-					   argv[i + 1]);
+					   "\"%s\" after %s: one setting a line",
+					   argv[i + 1], word);
 			continue;
 		}
 		if (!strcmp(word, "class") || !strcmp(word, "ignore")) {
@@ -419,7 +470,9 @@ int sync_rules_resolve(struct sync_rules *rs,
 
 	for (i = 0; i < rs->n; i++) {
 		struct sync_rule *r = &rs->rule[i];
-		struct where w = {where, r->line, err, errlen};
+		/* command-line rules come first, with no line */
+		struct where w = {r->line ? where : "command line", r->line,
+				  err, errlen};
 
 		if (r->ignore)
 			continue;

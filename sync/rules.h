@@ -11,7 +11,8 @@
  *   table 100 protocol bird class bulk
  *   table all via 192.0.2.0/24 dev eth1 metric 100-199 class web
  *   table 100 to 10.0.0.0/8 ignore
- *   rcvbuf 64M                         (a setting, not a rule)
+ *   rcvbuf 64M                         (settings, not rules: the event
+ *   resync 10m                          buffer; how often to resync)
  *
  * Selectors (each at most once a rule; all given must match):
  *   family inet|inet6       (also ipv4|ipv6)
@@ -41,6 +42,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <net/if.h>
 #include <linux/types.h>
 
@@ -81,11 +83,20 @@ struct sync_rule {
 
 #define SYNC_RULES_MAX	    65535
 #define SYNC_RCVBUF_DEFAULT (32U << 20)
+/*
+ * The periodic resync, in seconds: it bounds how long a route the
+ * kernel's dump skipped, or a nexthop object's change, stays unseen.
+ */
+#define SYNC_RESYNC_DEFAULT 600
+#define SYNC_RESYNC_MIN	    10
+#define SYNC_RESYNC_MAX	    (7 * 24 * 3600)
+#define SYNC_RESYNC_OFF	    UINT32_MAX
 
 struct sync_rules {
 	struct sync_rule *rule;
 	size_t n, cap;
 	__u32 rcvbuf;	   /* 0: not set */
+	__u32 resync_s;	   /* 0: not set; SYNC_RESYNC_OFF: never */
 	bool uses_dev;	   /* some rule names a device */
 	bool uses_nexthop; /* some rule has via, dev or realm */
 };

@@ -11,14 +11,22 @@
 #include <linux/types.h>
 
 #include "sync/applier.h"
+#include "sync/rules.h"
 
 struct sync_options {
 	const char *config; /* rules file, or NULL */
 	int argc;	    /* rule words from the command line, which */
 	char **argv;	    /* come before the file's rules */
 	__u32 rcvbuf; /* event socket buffer; 0: the config's, or 32 MiB */
-	unsigned int lock_wait_ms; /* 0: SYNC_LOCK_WAIT_MS */
+	unsigned int lock_wait_ms; /* how long a batch waits for the lock */
 };
+
+/*
+ * The rules' words alone (classes are not resolved), so a command can
+ * refuse bad rules before it opens anything: 0, or a negative errno and
+ * err (SYNC_ERR_LEN bytes) naming the file and line.
+ */
+int sync_check_rules(const struct sync_options *o, char *err);
 
 /*
  * Runs in the foreground until SIGTERM or SIGINT, which leave every

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The route sync daemon (sync/) and its tests; included by the Makefile.
-# sync/ has no main(): `classifier` links $(SYNC_OBJS) and $(SYNC_LDLIBS).
+# sync/ has no main(): `classifier` (cli/cmd_sync.c) links $(SYNC_OBJS)
+# and $(SYNC_LDLIBS), added to its link lines here.
 
 NL_CFLAGS := $(shell pkg-config --cflags libnl-3.0 2>/dev/null || \
 	echo -I/usr/include/libnl3)
@@ -16,6 +17,13 @@ SYNC_HDRS := $(wildcard sync/*.h tests/sync/*.h)
 
 $(SYNC_OBJS) $(SYNC_TEST_OBJS): CPPFLAGS += $(NL_CFLAGS)
 $(SYNC_OBJS) $(SYNC_TEST_OBJS): $(SYNC_HDRS)
+
+# Every binary with the command in it.
+SYNC_USERS := $(OUTPUT)/classifier $(OUTPUT)/fault/classifier \
+	$(OUTPUT)/tests/test_cli
+$(SYNC_USERS): $(SYNC_OBJS)
+$(SYNC_USERS): LDLIBS += $(SYNC_LDLIBS)
+$(OUTPUT)/cli/cmd_sync.o $(OUTPUT)/fault/cli/cmd_sync.o: $(SYNC_HDRS)
 
 # The rule grammar is pure C.
 $(OUTPUT)/tests/test_sync_rules: tests/unit/test_sync_rules.c \
@@ -54,8 +62,9 @@ all: $(OUTPUT)/tests/sync_dryrun
 .PHONY: sync-check
 # Network-namespace tests of the daemon (plain kernel routes, BIRD); they
 # find sync_dryrun next to the classifier binary they are given.
-sync-check: $(OUTPUT)/classifier $(OUTPUT)/tests/sync_dryrun
-	$(Q)./tests/netns/run.sh -d tests/sync $(OUTPUT)/classifier
+sync-check: $(OUTPUT)/classifier $(OUTPUT)/tests/check_state
+	$(Q)CHECK_STATE=$(abspath $(OUTPUT)/tests/check_state) \
+		./tests/netns/run.sh -d tests/sync $(OUTPUT)/classifier
 
 # Benchmark of the daemon (bench/sync.sh): decode cost, start-up, churn.
 $(OUTPUT)/bench/syncbench: bench/syncbench.c $(OUTPUT)/sync/kroute.o \

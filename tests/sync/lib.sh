@@ -3,67 +3,66 @@
 # Helpers for the sync daemon's netns tests (tests/sync/test_*.sh, run by
 # tests/netns/run.sh -d tests/sync BINARY); sourced after tests/netns/lib.sh.
 #
-# The daemon under test is sync_dryrun (the real sync_main over the real
-# kernel, with the in-memory applier), built next to BINARY:
-# $(dirname BINARY)/tests/sync_dryrun.  It runs in $NS_S, the host; it
-# writes every route it would hold to $STATE ("PREFIX CLASSID synced|hand"
-# lines), its status to $STATE.status and one line per change to
-# $CHANGES ("SECONDS.NANOS set PREFIX CLASSID" / "del PREFIX" / "swap N").
+# The daemon under test is the real `classifier sync` over the test's
+# bpffs ($BPFFS), in $NS_S, the host; what it did is read back the way an
+# operator would: `route list synced`, `lookup`, `status -j`.  Its log
+# (one line per event) goes to $SYNC_LOG.
 # wait_until takes shell code to evaluate later: single quotes on purpose.
 # shellcheck disable=SC2016
 
-DRYRUN=${DRYRUN:-$(dirname "$CLASSIFIER")/tests/sync_dryrun}
-[ -x "$DRYRUN" ] || { echo "$DRYRUN: not built" >&2; exit 2; }
-STATE=
-CHANGES=
-DRYRUN_PID=
+SYNC_PID=
+SYNC_LOG=
 
-# start_dryrun ARGS...: the daemon in the host namespace; returns once
-# its first resync is done.
-start_dryrun()
+# start_sync ARGS...: `classifier sync ARGS` in the host namespace, as
+# systemd runs it; returns once its first resync is in the status.
+start_sync()
 {
-	local _
-	STATE=$WORK/state
-	CHANGES=$WORK/changes
-	rm -f "$STATE" "$STATE.status"
-	ip netns exec "$NS_S" "$DRYRUN" --state "$STATE" --changes "$@" \
-		>>"$CHANGES" 2>>"$WORK/dryrun.log" &
-	DRYRUN_PID=$!
-	track_pid "$DRYRUN_PID"
-	for _ in $(seq 100); do
-		[ "$(status_of resyncs)" -ge 1 ] 2>/dev/null && return 0
-		kill -0 "$DRYRUN_PID" 2>/dev/null ||
-			fail "sync_dryrun exited: $(tail -n1 "$WORK/dryrun.log")"
-		sleep 0.05
-	done
-	fail "sync_dryrun: no first resync within 5 s"
+	SYNC_LOG=$WORK/sync.log
+	echo "# start: sync $*" >> "$SYNC_LOG"
+	nsenter --net="/run/netns/$NS_S" "$CLASSIFIER" --bpffs "$BPFFS" \
+		sync "$@" >> "$SYNC_LOG" 2>&1 &
+	SYNC_PID=$!
+	track_pid "$SYNC_PID"
+	wait_until 10 'sync_started' || {
+		sync_diag
+		fail "classifier sync: no first resync within 10 s"
+	}
 }
 
-# dryrun_diag: what the daemon said, for the test's log.
-dryrun_diag()
+# sync_started: the daemon runs and has published its first resync.
+sync_started()
 {
-	kill -0 "$DRYRUN_PID" 2>/dev/null || echo "# sync_dryrun is not running" >&2
-	sed 's/^/# dryrun: /' "$WORK/dryrun.log" | tail -n 20 >&2
-	sed 's/^/# status: /' "$STATE.status" >&2
+	kill -0 "$SYNC_PID" 2>/dev/null ||
+		fail "classifier sync exited: $(tail -n1 "$SYNC_LOG")"
+	[ "$(cls -j status | jq -r '.sync | "\(.running) \(.pid) \(.last_resync_reason)"')" = \
+		"true $SYNC_PID start" ]
 }
 
-# stop_dryrun: SIGTERM, as systemd stops it.
-stop_dryrun()
+# sync_diag: what the daemon said, for the test's log.
+sync_diag()
 {
-	stop_pids "$DRYRUN_PID"
-	wait "$DRYRUN_PID" 2>/dev/null || true
+	kill -0 "$SYNC_PID" 2>/dev/null || echo "# classifier sync is not running" >&2
+	sed 's/^/# sync: /' "$SYNC_LOG" | tail -n 20 >&2
+	cls -j status | jq -c .sync | sed 's/^/# status: /' >&2
 }
 
-# status_of KEY: one value of the daemon's status.
+# stop_sync: SIGTERM, as systemd stops it.
+stop_sync()
+{
+	stop_pids "$SYNC_PID"
+	wait "$SYNC_PID" 2>/dev/null || true
+}
+
+# status_of KEY: one field of `status -j`'s sync object.
 status_of()
 {
-	awk -v k="$1" '$1 == k { print $2 }' "$STATE.status" 2>/dev/null
+	cls -j status | jq -r --arg k "$1" '.sync[$k]'
 }
 
-# synced: the routes the daemon holds, "PREFIX CLASSID", sorted as text.
+# synced [v4|v6]: the synced routes, "PREFIX CLASSID", sorted as text.
 synced()
 {
-	awk '$3 == "synced" { print $1, $2 }' "$STATE" 2>/dev/null | sort
+	cls route list ${1:-} synced | awk '{ print $1, $2 }' | sort
 }
 
 # wait_until SECONDS 'SHELL CODE': poll the code (evaluated anew each
@@ -99,30 +98,164 @@ kernel_routes()
 			  else .flow.to end) \(.metric // 0)"'
 }
 
-# change_latency_ms CMD...: run CMD in the host (an `ip route` change)
-# and print the milliseconds until the daemon logged its next change.
-change_latency_ms()
+# expect_lookup WHAT ADDR PATTERN: `lookup ADDR` matches the glob PATTERN
+# and, for IPv4, the IPv4 table agrees with the trie.
+expect_lookup()
 {
-	local before t0 line
-	before=$(wc -l < "$CHANGES")
-	t0=$EPOCHREALTIME
-	ip -n "$NS_S" "$@"
-	wait_until 2 '[ "$(wc -l < "$CHANGES")" -gt "$before" ]' || {
-		dryrun_diag
-		fail "no change within 2 s after: ip $*"
-	}
-	line=$(sed -n "$((before + 1))p" "$CHANGES")
-	awk -v a="$t0" -v b="${line%% *}" 'BEGIN { printf "%d\n", (b - a) * 1000 }'
+	local got
+	got=$(cls lookup "$2") || fail "$1: lookup $2 failed: $got"
+	# shellcheck disable=SC2053 # a glob on purpose
+	[[ $got == $3 ]] || fail "$1: lookup $2: got \"$got\", expected $3"
+	case $2 in
+	*:*) ;;
+	*) [[ $got == *"(ipv4 table agrees)" ]] ||
+		fail "$1: lookup $2: the IPv4 table does not agree: $got" ;;
+	esac
 }
 
-# expect_latency WHAT CMD...: change_latency_ms within 100 ms.
-expect_latency()
+# follow_ms ADDR PATTERN CMD...: run `ip CMD` in the host, then poll
+# `lookup ADDR` (a classifier process each time, ~10 ms) until it
+# matches PATTERN; prints the milliseconds from just before the change
+# to the lookup that saw it.
+follow_ms()
 {
-	local what=$1 ms
+	local addr=$1 want=$2 t0 end got
+	shift 2
+	t0=$EPOCHREALTIME
+	ip -n "$NS_S" "$@"
+	end=$(($(date +%s%N) + 2000000000))
+	for (( ;; )); do
+		got=$(cls lookup "$addr")
+		# shellcheck disable=SC2053
+		[[ $got == $want ]] && break
+		[ "$(date +%s%N)" -lt "$end" ] || {
+			sync_diag
+			fail "after ip $*: lookup $addr still says \"$got\" after 2 s, expected $want"
+		}
+	done
+	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d\n", (b - a) * 1000 }'
+}
+
+# expect_follow WHAT ADDR PATTERN CMD...: follow_ms within 100 ms, and
+# the IPv4 table agrees.
+expect_follow()
+{
+	local what=$1 addr=$2 want=$3 ms
+	shift 3
+	ms=$(follow_ms "$addr" "$want" "$@")
+	[ "$ms" -le 100 ] || fail "$what: lookup saw it after $ms ms (> 100)"
+	expect_lookup "$what" "$addr" "$want"
+	log "$what: visible to lookup after $ms ms"
+}
+
+# check_whole WHAT: the pinned state is whole (tests/crash/check_state:
+# journal, counts, the IPv4 table against the trie on every route's
+# edges); the daemon must be idle or stopped.
+check_whole()
+{
+	[ -x "${CHECK_STATE:-}" ] || fail "no check_state (make sync-check builds it)"
+	"$CHECK_STATE" "$BPFFS" 1 > "$WORK/check" ||
+		fail "$1: state not whole: $(cat "$WORK/check")"
+	log "$1: $(head -n1 "$WORK/check")"
+}
+
+# The rules the plain-kernel tests use, and what they make of the host's
+# table 100: realm 5 -> 1:5, realm 6 -> web (1:6), IPv6 -> 1:60.
+write_realm_conf()
+{
+	cat > "$1" <<-'CONF'
+	# realm -> class for IPv4; IPv6 routes have no realm
+	table 100 realm 5 class 1:5
+	table 100 realm 6 class web
+	family inet6 table 100 class 1:60
+	CONF
+}
+
+# realm_classes [CLS]: the classes write_realm_conf's rules name, in the
+# bpffs cls_in uses (default: cls).
+realm_classes()
+{
+	local c=${1:-cls}
+	"$c" class add 1:5 name five
+	"$c" class add 1:6 name web
+	"$c" class add 1:60 name six
+}
+
+realm_expected()
+{
+	# per prefix, the lowest metric among the routes a rule selects
+	kernel_routes 4 100 | awk '$2 == 5 || $2 == 6 {
+		if (!($1 in m) || $3 < m[$1]) { m[$1] = $3; c[$1] = "1:" $2 } }
+		END { for (p in m) print p, c[p] }'
+	kernel_routes 6 100 | awk '{ print $1, "1:60" }'
+}
+
+# expect_realm_synced WHAT [SECONDS]: the daemon holds what the kernel
+# table says, within SECONDS (default: now).
+expect_realm_synced()
+{
+	realm_expected | sort > "$WORK/want"
+	wait_until "${2:-0}" 'synced > "$WORK/got"; same_set "$WORK/want" "$WORK/got"' ||
+		fail "$1: synced routes differ from the kernel's: $(diff "$WORK/want" "$WORK/got" | head -5 | tr '\n' ' ')"
+	log "$1: $(wc -l < "$WORK/got") synced routes equal the kernel's"
+}
+
+# cls_clean ARGS: classifier on the clean-start daemon's bpffs.
+cls_clean()
+{
+	nsenter --net="/run/netns/$NS_S" "$CLASSIFIER" \
+		--bpffs "$WORK/bpffs-clean" "$@"
+}
+
+# clean_start_list OUT ARGS...: what a daemon started afresh (its own
+# bpffs, the same classes, the same kernel tables) syncs, as `route list
+# synced` prints it, into OUT.
+clean_start_list()
+{
+	local out=$1 pid
 	shift
-	ms=$(change_latency_ms "$@")
-	[ "$ms" -le 100 ] || fail "$what: the daemon followed in $ms ms (> 100)"
-	log "$what: followed in $ms ms"
+	mount_bpffs "$WORK/bpffs-clean"
+	realm_classes cls_clean
+	nsenter --net="/run/netns/$NS_S" "$CLASSIFIER" --bpffs "$WORK/bpffs-clean" \
+		sync "$@" >> "$WORK/clean.log" 2>&1 &
+	pid=$!
+	track_pid $pid
+	wait_until 10 '[ "$(cls_clean -j status | jq -r .sync.pid)" = '"$pid"' ]' ||
+		fail "the clean daemon did not start: $(tail -n1 "$WORK/clean.log")"
+	cls_clean route list synced > "$out"
+	stop_pids $pid
+	cls_clean purge
+}
+
+# fill_table N: N IPv4 routes 10.x.y.0/24 in the host's table 100 with
+# realms 5, 6 and 7 in turn, through one ip -batch.
+fill_table()
+{
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++)
+		printf "route add 10.%d.%d.0/24 dev %s table 100 realm %d\n",
+			int(i / 256), i % 256, "'"$VS"'", 5 + i % 3 }' > "$WORK/fill"
+	ip -n "$NS_S" -batch "$WORK/fill"
+}
+
+# churn_batch N SEED: N changes to those routes (replace with another
+# realm, delete, add back), as one ip -batch file; prints its path.
+churn_batch()
+{
+	local f=$WORK/churn.$2
+	awk -v n="$1" -v seed="$2" -v dev="$VS" 'BEGIN { srand(seed)
+		for (i = 0; i < n; i++) {
+			p = int(rand() * n)
+			pfx = sprintf("10.%d.%d.0/24", int(p / 256), p % 256)
+			r = rand()
+			if (r < 0.7)
+				printf "route replace %s dev %s table 100 realm %d\n", pfx, dev, 5 + int(rand() * 3)
+			else if (r < 0.85)
+				printf "route del %s table 100\n", pfx
+			else
+				printf "route replace %s dev %s table 100 realm %d metric %d\n", pfx, dev, 5 + int(rand() * 3), int(rand() * 3)
+		}
+	}' > "$f"
+	echo "$f"
 }
 
 # BIRD 2, one daemon per namespace, all of its files in $WORK.
@@ -160,66 +293,4 @@ bird_established()
 	for p in "${@:2}"; do
 		birdc_ "$1" show protocols "$p" | grep -q Established || return 1
 	done
-}
-
-# The rules the plain-kernel tests use, and what they make of the host's
-# table 100: realm 5 -> 1:5, realm 6 -> web (1:6), IPv6 -> 1:60.
-write_realm_conf()
-{
-	cat > "$1" <<-'CONF'
-	# realm -> class for IPv4; IPv6 routes have no realm
-	table 100 realm 5 class 1:5
-	table 100 realm 6 class web
-	family inet6 table 100 class 1:60
-	CONF
-}
-
-realm_expected()
-{
-	# per prefix, the lowest metric among the routes a rule selects
-	kernel_routes 4 100 | awk '$2 == 5 || $2 == 6 {
-		if (!($1 in m) || $3 < m[$1]) { m[$1] = $3; c[$1] = "1:" $2 } }
-		END { for (p in m) print p, c[p] }'
-	kernel_routes 6 100 | awk '{ print $1, "1:60" }'
-}
-
-# expect_realm_synced WHAT [SECONDS]: the daemon holds what the kernel
-# table says, within SECONDS (default: now).
-expect_realm_synced()
-{
-	realm_expected | sort > "$WORK/want"
-	wait_until "${2:-0}" 'synced > "$WORK/got"; same_set "$WORK/want" "$WORK/got"' ||
-		fail "$1: synced routes differ from the kernel's: $(diff "$WORK/want" "$WORK/got" | head -5 | tr '\n' ' ')"
-	log "$1: $(wc -l < "$WORK/got") synced routes equal the kernel's"
-}
-
-# fill_table N: N IPv4 routes 10.x.y.0/24 in the host's table 100 with
-# realms 5, 6 and 7 in turn, through one ip -batch.
-fill_table()
-{
-	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++)
-		printf "route add 10.%d.%d.0/24 dev %s table 100 realm %d\n",
-			int(i / 256), i % 256, "'"$VS"'", 5 + i % 3 }' > "$WORK/fill"
-	ip -n "$NS_S" -batch "$WORK/fill"
-}
-
-# churn_batch N SEED: N changes to those routes (replace with another
-# realm, delete, add back), as one ip -batch file; prints its path.
-churn_batch()
-{
-	local f=$WORK/churn.$2
-	awk -v n="$1" -v seed="$2" -v dev="$VS" 'BEGIN { srand(seed)
-		for (i = 0; i < n; i++) {
-			p = int(rand() * n)
-			pfx = sprintf("10.%d.%d.0/24", int(p / 256), p % 256)
-			r = rand()
-			if (r < 0.7)
-				printf "route replace %s dev %s table 100 realm %d\n", pfx, dev, 5 + int(rand() * 3)
-			else if (r < 0.85)
-				printf "route del %s table 100\n", pfx
-			else
-				printf "route replace %s dev %s table 100 realm %d metric %d\n", pfx, dev, 5 + int(rand() * 3), int(rand() * 3)
-		}
-	}' > "$f"
-	echo "$f"
 }

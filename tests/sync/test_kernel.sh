@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Plain kernel routes in table 100: the daemon starts from what is there,
-# then follows ip route add / replace / del / flush, IPv4 with realms and
-# IPv6, each within 100 ms; other tables and realms no rule names are left
-# alone.
+# Plain kernel routes in table 100: `classifier sync` starts from what is
+# there, then follows ip route add / replace / del / flush, IPv4 with
+# realms and IPv6, each visible to `lookup` within 100 ms, with the IPv4
+# table agreeing with the trie; other tables and realms no rule names
+# are left alone; a link going down (routes gone without a message) ends
+# in a resync.  SIGTERM leaves the routes.
 # wait_until evaluates its code later: single quotes on purpose
 # shellcheck disable=SC2016
 . "$CLASSIFIER_SRC/tests/netns/lib.sh"
@@ -26,57 +28,65 @@ ip -n "$NS_S" -6 -batch "$WORK/batch6"
 ip -n "$NS_S" route add 10.77.0.0/16 via $GW4 table 101 realm 5
 ip -n "$NS_S" route add 10.78.0.0/16 via $GW4 realm 5
 
+realm_classes
+# the IPv4 table on at any size, so every IPv4 lookup compares it
+cls table on
 write_realm_conf "$WORK/sync.conf"
-start_dryrun --class web=1:6 config "$WORK/sync.conf"
+start_sync config "$WORK/sync.conf"
 expect_realm_synced "start"
-expect_eq "routes_v4" "$(status_of routes_v4)" 400
-expect_eq "routes_v6" "$(status_of routes_v6)" 200
+expect_eq "status: routes" "$(status_of routes)" 600
+expect_eq "route counts (v4 synced, v6 synced)" \
+	"$(cls -j status | jq -r '"\(.routes.v4.synced) \(.routes.v6.synced)"')" "400 200"
 
-expect_latency "add" route add 10.99.0.0/16 via $GW4 table 100 realm 5
-grep -qx "10.99.0.0/16 1:5 synced" "$STATE" || fail "add: 10.99.0.0/16 not synced as 1:5"
-expect_latency "replace (realm 5 -> 6)" route replace 10.99.0.0/16 via $GW4 table 100 realm 6
-grep -qx "10.99.0.0/16 1:6 synced" "$STATE" || fail "replace: 10.99.0.0/16 not 1:6"
-expect_latency "replace (realm 6 -> 7)" route replace 10.99.0.0/16 via $GW4 table 100 realm 7
-! grep -q "^10.99.0.0/16 " "$STATE" || fail "replace to realm 7: 10.99.0.0/16 still synced"
-expect_latency "add /32" route add 10.98.0.1 via $GW4 table 100 realm 5
-grep -qx "10.98.0.1/32 1:5 synced" "$STATE" || fail "add /32: not synced"
-expect_latency "del" route del 10.98.0.1 table 100
-! grep -q "^10.98.0.1/32 " "$STATE" || fail "del: 10.98.0.1/32 still synced"
-expect_latency "add IPv6" -6 route add 2001:db8:ffff::/48 via $GW6 table 100
-grep -qx "2001:db8:ffff::/48 1:60 synced" "$STATE" || fail "IPv6 add: not synced"
-expect_latency "del IPv6" -6 route del 2001:db8:ffff::/48 table 100
-! grep -q "^2001:db8:ffff::/48 " "$STATE" || fail "IPv6 del: still synced"
+expect_follow "add" 10.99.0.1 "*via 10.99.0.0/16 class 1:5 name five synced*" \
+	route add 10.99.0.0/16 via $GW4 table 100 realm 5
+expect_follow "replace (realm 5 -> 6)" 10.99.0.1 "*via 10.99.0.0/16 class 1:6 name web synced*" \
+	route replace 10.99.0.0/16 via $GW4 table 100 realm 6
+expect_follow "replace (realm 6 -> 7, no rule)" 10.99.0.1 "*via (no route)*" \
+	route replace 10.99.0.0/16 via $GW4 table 100 realm 7
+expect_follow "add /32" 10.98.0.1 "*via 10.98.0.1/32 class 1:5 name five synced*" \
+	route add 10.98.0.1 via $GW4 table 100 realm 5
+expect_follow "del" 10.98.0.1 "*via (no route)*" \
+	route del 10.98.0.1 table 100
+expect_follow "add IPv6" 2001:db8:ffff::1 "*via 2001:db8:ffff::/48 class 1:60 name six synced*" \
+	-6 route add 2001:db8:ffff::/48 via $GW6 table 100
+expect_follow "replace IPv6 (another gateway: same class)" 2001:db8:ffff::1 \
+	"*via 2001:db8:ffff::/48 class 1:60 name six synced*" \
+	-6 route replace 2001:db8:ffff::/48 via fd00:200::3 table 100
+expect_follow "del IPv6" 2001:db8:ffff::1 "*via (no route)*" \
+	-6 route del 2001:db8:ffff::/48 table 100
 # the lowest metric decides; when it goes, the next one does
-before=$(wc -l < "$CHANGES")
 ip -n "$NS_S" route add 10.0.0.0/24 via $GW4 table 100 realm 6 metric 10
 sleep 0.2
-expect_eq "changes for a higher metric" "$(wc -l < "$CHANGES")" "$before"
-grep -qx "10.0.0.0/24 1:5 synced" "$STATE" || fail "metric 10 took 10.0.0.0/24 from metric 0"
-expect_latency "del of the lower metric" route del 10.0.0.0/24 table 100 metric 0
-grep -qx "10.0.0.0/24 1:6 synced" "$STATE" || fail "10.0.0.0/24 did not pass to metric 10's class"
+expect_lookup "a higher metric" 10.0.0.1 "*via 10.0.0.0/24 class 1:5 name five synced*"
+expect_follow "del of the lower metric" 10.0.0.1 "*via 10.0.0.0/24 class 1:6 name web synced*" \
+	route del 10.0.0.0/24 table 100 metric 0
 expect_realm_synced "after single changes"
 
 # unselected tables: nothing happens
-before=$(wc -l < "$CHANGES")
 ip -n "$NS_S" route add 10.76.0.0/16 via $GW4 table 101 realm 5
 ip -n "$NS_S" route del 10.78.0.0/16
 sleep 0.2
-expect_eq "changes for other tables" "$(wc -l < "$CHANGES")" "$before"
+expect_lookup "a route in table 101" 10.76.0.1 "*via (no route)*"
+expect_realm_synced "after changes to other tables"
+check_whole "after single changes"
 
 # flush: every IPv4 route of the table at once
-before=$(wc -l < "$CHANGES")
 t0=$EPOCHREALTIME
 ip -n "$NS_S" route flush table 100
-wait_until 2 '[ -z "$(synced | grep -v "^[0-9a-f]*:")" ]' ||
+wait_until 2 '[ -z "$(cls route list v4 synced)" ]' ||
 	fail "flush: IPv4 routes still synced after 2 s"
-last=$(tail -n1 "$CHANGES")
-ms=$(awk -v a="$t0" -v b="${last%% *}" 'BEGIN { printf "%d", (b - a) * 1000 }')
-[ "$ms" -le 100 ] || fail "flush: followed in $ms ms (> 100)"
-log "flush of 400 synced routes: followed in $ms ms ($(($(wc -l < "$CHANGES") - before)) change lines)"
+ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }')
+[ "$ms" -le 100 ] || fail "flush: the synced IPv4 routes went after $ms ms (> 100)"
+log "flush of 400 synced IPv4 routes: gone from route list after $ms ms"
+expect_lookup "after flush" 10.0.1.1 "*via (no route)*"
 expect_realm_synced "after flush"
+t0=$EPOCHREALTIME
 ip -n "$NS_S" -6 route flush table 100
 wait_until 2 '[ -z "$(synced)" ]' || fail "IPv6 flush: routes still synced after 2 s"
-expect_realm_synced "after IPv6 flush"
+ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }')
+[ "$ms" -le 100 ] || fail "IPv6 flush: the synced routes went after $ms ms (> 100)"
+log "flush of 200 synced IPv6 routes: gone after $ms ms"
 
 # link down: the kernel drops IPv4 routes through it without a message;
 # the daemon sees the link go down and resyncs
@@ -85,9 +95,20 @@ ip -n "$NS_S" -6 -batch <(head -n 50 "$WORK/batch6")
 expect_realm_synced "routes back" 2
 ip -n "$NS_S" link set "$VS" down
 expect_realm_synced "link down" 3
-grep -q "resync (link down)" "$WORK/dryrun.log" || fail "no resync for the link going down"
+grep -q "resync (link down)" "$SYNC_LOG" || fail "no resync for the link going down"
+expect_eq "status: last resync" "$(status_of last_resync_reason)" link
+expect_eq "status: errors" "$(status_of errors)" 0
 
-expect_eq "errors" "$(status_of errors)" 0
-expect_eq "overruns" "$(status_of overruns)" 0
-stop_dryrun
-grep -q "stop (Terminated)" "$WORK/dryrun.log" || fail "no stop line in the log"
+# SIGTERM: the routes stay, the status says it stopped
+ip -n "$NS_S" link set "$VS" up
+ip -n "$NS_S" -batch <(head -n 100 "$WORK/batch4")
+expect_realm_synced "routes back again" 2
+synced > "$WORK/before_stop"
+stop_sync
+grep -q "stop (Terminated)" "$SYNC_LOG" || fail "no stop line in the log"
+synced > "$WORK/after_stop"
+cmp -s "$WORK/before_stop" "$WORK/after_stop" || fail "SIGTERM changed the synced routes"
+expect_eq "status after SIGTERM: running" "$(status_of running)" false
+expect_eq "status after SIGTERM: pid" "$(status_of pid)" 0
+log "stopped: $(wc -l < "$WORK/after_stop") synced routes stay"
+check_whole "after the stop"
