@@ -215,7 +215,9 @@ __u64 sync_engine_resync_due(const struct sync_engine *e, const char **reason)
 void sync_engine_overrun(struct sync_engine *e, __u64 now_ns)
 {
 	e->st.overruns++;
-	pr_info("sync: overrun: the kernel dropped route events (ENOBUFS)\n");
+	/* one line until the resync that repairs them all */
+	if (!e->resync_due || strcmp(e->resync_reason, "overrun"))
+		pr_info("sync: overrun: the kernel dropped route events (ENOBUFS)\n");
 	sync_engine_want_resync(e, "overrun", 0, now_ns);
 }
 

@@ -49,19 +49,9 @@ $(OUTPUT)/tests/test_sync_engine: tests/unit/test_sync_engine.c \
 	$(Q)$(CC) $(CPPFLAGS) $(NL_CFLAGS) $(CFLAGS) $^ $(LDLIBS) \
 		$(NL_LIBS) -lcmocka -o $@
 
-# The real daemon loop over the real kernel, with the in-memory applier:
-# tests/sync/*.sh read what it would have synced.
-$(OUTPUT)/tests/sync_dryrun: tests/sync/sync_dryrun.c $(SYNC_OBJS) \
-		$(SYNC_TEST_OBJS) $(UTIL_OBJS) | $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(NL_CFLAGS) $(CFLAGS) $^ $(LDLIBS) \
-		$(SYNC_LDLIBS) -o $@
-
-all: $(OUTPUT)/tests/sync_dryrun
-
 .PHONY: sync-check
-# Network-namespace tests of the daemon (plain kernel routes, BIRD); they
-# find sync_dryrun next to the classifier binary they are given.
+# Network-namespace tests of `classifier sync` (plain kernel routes, BIRD,
+# the CLI beside it); check_state tells whether the pinned state is whole.
 sync-check: $(OUTPUT)/classifier $(OUTPUT)/tests/check_state
 	$(Q)CHECK_STATE=$(abspath $(OUTPUT)/tests/check_state) \
 		./tests/netns/run.sh -d tests/sync $(OUTPUT)/classifier

@@ -90,8 +90,10 @@ same_set()
 # when none.  A table the kernel never made is empty.
 kernel_routes()
 {
-	{ ip -n "$NS_S" "-$1" -j route show table "$2" 2>/dev/null || echo '[]'; } |
-		jq -r --arg fam "$1" '.[] | select((.type // "unicast") == "unicast") |
+	local out
+	# ip prints a "[" before it finds the table missing
+	out=$(ip -n "$NS_S" "-$1" -j route show table "$2" 2>/dev/null) || out='[]'
+	echo "$out" | jq -r --arg fam "$1" '.[] | select((.type // "unicast") == "unicast") |
 			"\(.dst | if test("/") then . elif $fam == "6" then . + "/128"
 			          else . + "/32" end) \(if .flow == null then "0"
 			  elif .flow.from then "\(.flow.from)/\(.flow.to)"
@@ -99,7 +101,8 @@ kernel_routes()
 }
 
 # expect_lookup WHAT ADDR PATTERN: `lookup ADDR` matches the glob PATTERN
-# and, for IPv4, the IPv4 table agrees with the trie.
+# and, for IPv4, the IPv4 table agrees with the trie (unless the auto
+# policy has it off: fewer than 512 IPv4 routes).
 expect_lookup()
 {
 	local got
@@ -109,6 +112,7 @@ expect_lookup()
 	case $2 in
 	*:*) ;;
 	*) [[ $got == *"(ipv4 table agrees)" ]] ||
+		[ "$(cls -j table | jq .on)" = false ] ||
 		fail "$1: lookup $2: the IPv4 table does not agree: $got" ;;
 	esac
 }

@@ -152,13 +152,6 @@ static int mutate_check(struct mem_applier *m)
 	return 0;
 }
 
-static void changed(struct mem_applier *m, const char *op,
-		    const struct cls_prefix *p, __u32 class_idx)
-{
-	if (m->on_change)
-		m->on_change(m->hook_ctx, op, p, class_idx);
-}
-
 static int op_lock(void *ctx, unsigned int wait_ms)
 {
 	struct mem_applier *m = ctx;
@@ -193,13 +186,7 @@ static int op_set(void *ctx, const struct cls_prefix *p, __u32 class_idx)
 	e = find(m, p);
 	if (e && e->hand)
 		return -EEXIST;
-	if (!m->null) {
-		err = put(m, p, class_idx, false);
-		if (err)
-			return err;
-	}
-	changed(m, "set", p, class_idx);
-	return 0;
+	return put(m, p, class_idx, false);
 }
 
 static int op_del(void *ctx, const struct cls_prefix *p)
@@ -212,13 +199,11 @@ static int op_del(void *ctx, const struct cls_prefix *p)
 		return err;
 	m->n_del++;
 	e = find(m, p);
-	if (!m->null && !e)
+	if (!e)
 		return -ENOENT;
-	if (!m->null && e->hand)
+	if (e->hand)
 		return -EPERM;
-	if (e)
-		drop(m, e);
-	changed(m, "del", p, 0);
+	drop(m, e);
 	return 0;
 }
 
@@ -241,10 +226,6 @@ static int op_swap_add(void *ctx, void *txn, const struct sync_route *r,
 
 	if (!m->locked)
 		return -EPERM;
-	if (m->null) {
-		t->n += n;
-		return 0;
-	}
 	if (t->n + n > t->cap) {
 		size_t cap = (t->n + n) * 2;
 		struct sync_route *nr = realloc(t->r, cap * sizeof(*nr));
@@ -283,7 +264,7 @@ static int op_swap_commit(void *ctx, void *txn)
 	for (i = 0; i < m->cap; i++)
 		if (m->slots[i].state == ST_USED && !m->slots[i].hand)
 			drop(m, &m->slots[i]);
-	for (i = 0; !m->null && i < t->n; i++) {
+	for (i = 0; i < t->n; i++) {
 		struct mem_ent *e = find(m, &t->r[i].prefix);
 
 		if (e && e->hand) {
@@ -293,11 +274,6 @@ static int op_swap_commit(void *ctx, void *txn)
 		err = put(m, &t->r[i].prefix, t->r[i].class_idx, false);
 		if (err)
 			break;
-	}
-	if (!err && m->on_change) {
-		struct cls_prefix none = {0};
-
-		m->on_change(m->hook_ctx, "swap", &none, t->n - skipped);
 	}
 	op_swap_abort(ctx, txn);
 	return err ? err : (int)skipped;
@@ -309,9 +285,10 @@ static int route_cmp(const void *a, const void *b)
 			       &((const struct sync_route *)b)->prefix);
 }
 
-int mem_applier_all(const struct mem_applier *m, int family, bool synced_only,
-		    struct sync_route **out, size_t *n)
+/* The synced routes of a family, sorted. */
+static int op_dump(void *ctx, int family, struct sync_route **out, size_t *n)
 {
+	struct mem_applier *m = ctx;
 	size_t i, k = 0;
 	struct sync_route *r = malloc((m->used + 1) * sizeof(*r));
 
@@ -321,7 +298,7 @@ int mem_applier_all(const struct mem_applier *m, int family, bool synced_only,
 		const struct mem_ent *e = &m->slots[i];
 
 		if (e->state != ST_USED || e->v6 != (family == AF_INET6) ||
-		    (synced_only && e->hand))
+		    e->hand)
 			continue;
 		memset(&r[k], 0, sizeof(r[k]));
 		r[k].prefix.family = family;
@@ -333,15 +310,8 @@ int mem_applier_all(const struct mem_applier *m, int family, bool synced_only,
 	qsort(r, k, sizeof(*r), route_cmp);
 	*out = r;
 	*n = k;
-	return 0;
-}
-
-static int op_dump(void *ctx, int family, struct sync_route **out, size_t *n)
-{
-	struct mem_applier *m = ctx;
-
 	m->n_dump++;
-	return mem_applier_all(m, family, true, out, n);
+	return 0;
 }
 
 static int op_resolve(void *ctx, const char *tok, __u32 *class_idx)
@@ -369,8 +339,26 @@ static int op_status(void *ctx, const struct sync_status *s)
 		return -ENOLCK;
 	m->status = *s;
 	m->n_status++;
-	if (m->on_status)
-		m->on_status(m->hook_ctx, s);
+	return 0;
+}
+
+static int op_outside(void *ctx, struct sync_outside *o)
+{
+	struct mem_applier *m = ctx;
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	o->class_gen = m->class_gen;
+	for (i = 0; i < m->cap; i++) {
+		const struct mem_ent *e = &m->slots[i];
+
+		if (e->state != ST_USED)
+			continue;
+		if (e->hand)
+			o->hand[e->v6]++;
+		else
+			o->synced[e->v6]++;
+	}
 	return 0;
 }
 
@@ -388,6 +376,7 @@ void mem_applier_ops(struct mem_applier *m, struct sync_applier *a)
 	a->dump = op_dump;
 	a->resolve = op_resolve;
 	a->status = op_status;
+	a->outside = op_outside;
 }
 
 int mem_applier_class(struct mem_applier *m, const char *name, __u32 classid)
@@ -400,6 +389,7 @@ int mem_applier_class(struct mem_applier *m, const char *name, __u32 classid)
 	c = &m->classes[m->nclasses++];
 	strcpy(c->name, name);
 	c->classid = classid;
+	m->class_gen++;
 	return 0;
 }
 

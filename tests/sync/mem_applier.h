@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * An in-memory stand-in for classifier's route library, for tests of the
- * sync engine and for tests/sync/sync_dryrun.  It keeps hand and synced
- * routes with the library's precedence (a synced route never removes or
- * overwrites a hand one), refuses changes made without the lock, and
- * counts calls.  It tests the engine's logic, not classifier: the pinned
- * maps are the lead's applier.
+ * An in-memory stand-in for classifier's route library, for the sync
+ * engine's unit tests (tests/unit/test_sync_engine.c) only.  It keeps hand
+ * and synced routes with the library's precedence (a synced route never
+ * removes or overwrites a hand one), refuses changes made without the
+ * lock, injects failures and counts calls.  It tests the engine's logic;
+ * the applier over the pinned maps (cli/cmd_sync.c) is tested by
+ * tests/sync/, through the real command.
  */
 #ifndef CLS_TESTS_MEM_APPLIER_H
 #define CLS_TESTS_MEM_APPLIER_H
@@ -33,21 +34,16 @@ struct mem_applier {
 	struct mem_ent *slots;
 	size_t cap, used, dead; /* dead: deleted slots still probed */
 	size_t synced, hand;
-	bool null; /* keep nothing: memory of the engine alone */
 	bool locked;
 	struct mem_class classes[32];
 	size_t nclasses;
+	__u32 class_gen; /* bumped by mem_applier_class() */
 	struct sync_status status;
 	/* call counts, for tests */
 	unsigned long n_lock, n_set, n_del, n_swap, n_dump, n_status;
 	/* the next mutating call after fail_after more fails with fail_err */
 	long fail_after;
 	int fail_err;
-	/* called after each change with the route (del: class_idx unused) */
-	void (*on_change)(void *ctx, const char *op, const struct cls_prefix *p,
-			  __u32 class_idx);
-	void (*on_status)(void *ctx, const struct sync_status *s);
-	void *hook_ctx;
 };
 
 void mem_applier_init(struct mem_applier *m);
@@ -64,8 +60,5 @@ int mem_applier_hand_del(struct mem_applier *m, const struct cls_prefix *p);
 /* The route at p: 0 and *class_idx, *hand; -ENOENT. */
 int mem_applier_get(const struct mem_applier *m, const struct cls_prefix *p,
 		    __u32 *class_idx, bool *hand);
-/* All routes of a family (hand and synced), sorted; caller frees. */
-int mem_applier_all(const struct mem_applier *m, int family, bool synced_only,
-		    struct sync_route **out, size_t *n);
 
 #endif

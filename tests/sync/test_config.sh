@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Rules from a file: a bad line stops the start with one line naming the
-# file and line, and nothing is synced; SIGHUP with new rules moves the
+# Bad rules stop the start with one line naming the file and line (a
+# typo, a class nobody made, a bad setting), exit 1, and change nothing:
+# routes, status and pins as before.  SIGHUP with new rules moves the
 # routes to their new classes by difference; SIGHUP with a bad file keeps
-# the rules in force.
+# the rules in force.  A second daemon on the same pins is refused.
 # wait_until evaluates its code later: single quotes on purpose
 # shellcheck disable=SC2016
 . "$CLASSIFIER_SRC/tests/netns/lib.sh"
@@ -11,41 +12,76 @@
 
 setup_pair
 fill_table 3000
+
+# refused: "classifier: sync: WHERE: what", exit 1
+refused()
+{
+	local want=$1 rc=0
+	shift
+	cls sync "$@" > "$WORK/out" 2> "$WORK/err" || rc=$?
+	expect_eq "exit status of sync $*" "$rc" 1
+	expect_eq "its message" "$(cat "$WORK/err")" "classifier: sync: $want"
+}
+
+# before anything is set up: nothing is created
+printf 'table 100 realm 5 class 1:5\n' > "$WORK/ok.conf"
+refused "nothing set up under $BPFFS/classifier: add the classes the rules name first" \
+	config "$WORK/ok.conf"
+[ ! -e "$BPFFS/classifier" ] || fail "a refused sync made pins"
+
+realm_classes
+cls route add 192.0.2.0/24 class web
+state() { cls route list; cls -j status | jq -c '.routes, .sync'; ls "$BPFFS/classifier/maps"; }
+state > "$WORK/state.before"
+
 printf '# one typo\ntable 100 realm 5 class 1:5\ntabel 100 realm 6 class 1:6\n' > "$WORK/bad.conf"
-rc=0
-ip netns exec "$NS_S" "$DRYRUN" --state "$WORK/bad" config "$WORK/bad.conf" \
-	> /dev/null 2> "$WORK/err" || rc=$?
-expect_eq "exit status with a bad line" "$rc" 1
-expect_eq "its message" "$(cat "$WORK/err")" \
-	"sync_dryrun: sync: $WORK/bad.conf:3: unknown word \"tabel\""
-if [ -e "$WORK/bad" ] || [ -e "$WORK/bad.status" ]; then
-	fail "a daemon with bad rules wrote state"
-fi
+refused "$WORK/bad.conf:3: unknown word \"tabel\"" config "$WORK/bad.conf"
+printf 'table 100 realm 5 class 1:5\ntable 100 realm 6 class nosuch\n' > "$WORK/noclass.conf"
+refused "$WORK/noclass.conf:2: class \"nosuch\": no such class (see classifier class list)" \
+	config "$WORK/noclass.conf"
+printf 'resync 1s\ntable 100 realm 5 class 1:5\n' > "$WORK/badset.conf"
+refused "$WORK/badset.conf:1: resync \"1s\": an interval 10s-168h (suffix s, m or h), or off" \
+	config "$WORK/badset.conf"
+refused "$WORK/missing.conf: No such file or directory" config "$WORK/missing.conf"
+refused "command line: rule has no action: end it with \"class CLASS\" or \"ignore\"" \
+	table 100 realm 5
+refused "command line: no rules (a rule is e.g. \"table 100 realm 5 class 1:10\")"
+refused "command line: class \"nosuch\": no such class (see classifier class list)" \
+	config "$WORK/ok.conf" table 100 class nosuch
+state > "$WORK/state.after"
+cmp -s "$WORK/state.before" "$WORK/state.after" ||
+	fail "a refused start changed something: $(diff "$WORK/state.before" "$WORK/state.after" | head -3 | tr '\n' ' ')"
+log "refused starts changed nothing"
 
 write_realm_conf "$WORK/sync.conf"
-start_dryrun --class web=1:6 config "$WORK/sync.conf"
+start_sync config "$WORK/sync.conf"
 expect_realm_synced "start"
+
+# one daemon per pin directory
+refused "another sync daemon (pid $SYNC_PID) follows these pins" config "$WORK/sync.conf"
 
 # realm 5 and 6 swap classes: every route changes, by one swap
 sed -i 's/realm 5 class 1:5/realm 5 class web/; s/realm 6 class web/realm 6 class 1:5/' "$WORK/sync.conf"
-kill -HUP "$DRYRUN_PID"
-wait_until 3 '[ "$(status_of resyncs)" = 2 ]' || fail "no resync after SIGHUP"
-expect_eq "last resync" "$(status_of last_resync_reason)" reload
+kill -HUP "$SYNC_PID"
+wait_until 5 'grep -q "resync (reload)" "$SYNC_LOG"' || fail "no resync after SIGHUP"
+expect_eq "last resync" "$(status_of last_resync_reason)" rules
 kernel_routes 4 100 | awk '$2 == 5 { print $1, "1:6" } $2 == 6 { print $1, "1:5" }' |
 	sort > "$WORK/want"
 synced > "$WORK/got"
 same_set "$WORK/want" "$WORK/got" || fail "after reload: classes not swapped"
+grep -q "swapped in 2000" "$SYNC_LOG" || fail "the reload's 2000 changes were not one swap"
+expect_lookup "after reload" 10.0.0.1 "*via 10.0.0.0/24 class 1:6 name web synced*"
 log "reload: $(wc -l < "$WORK/got") routes in their new classes"
 
 # a bad file on reload: logged, the rules in force stay
 cp "$WORK/bad.conf" "$WORK/sync.conf"
-kill -HUP "$DRYRUN_PID"
+kill -HUP "$SYNC_PID"
 wait_until 3 '[ "$(status_of errors)" = 1 ]' || fail "a bad reload counted no error"
-grep -q "sync.conf:3: unknown word \"tabel\"" "$WORK/dryrun.log" ||
+grep -q "sync.conf:3: unknown word \"tabel\"" "$SYNC_LOG" ||
 	fail "the bad reload's line is not in the log"
-expect_eq "resyncs after a bad reload" "$(status_of resyncs)" 2
 synced > "$WORK/got2"
 cmp -s "$WORK/got" "$WORK/got2" || fail "a bad reload changed the synced routes"
-expect_latency "still following" route replace 10.0.0.0/24 dev "$VS" table 100 realm 6
-grep -qx "10.0.0.0/24 1:5 synced" "$STATE" || fail "10.0.0.0/24 not in realm 6's class after the bad reload"
-stop_dryrun
+expect_follow "still following" 10.0.0.1 "*via 10.0.0.0/24 class 1:5 name five synced*" \
+	route replace 10.0.0.0/24 dev "$VS" table 100 realm 6
+check_whole "after the reloads"
+stop_sync

@@ -3,8 +3,9 @@
  * The sync engine's reconcile logic against the in-memory applier
  * (tests/sync/mem_applier.c): initial swap, events, resync by diff,
  * restarts, precedence of hand routes, route selection across tables and
- * metrics, IPv4 aliases and IPv6 multipath, errors.  This tests the
- * engine, not classifier's maps: the real applier is the lead's.
+ * metrics, IPv4 aliases and IPv6 multipath, errors, what other processes
+ * change between batches.  This tests the engine, not classifier's maps:
+ * the applier over the maps (cli/cmd_sync.c) is tested by tests/sync/.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -521,6 +522,90 @@ static void test_link_down_resyncs(void **state)
 	fx_free(f);
 }
 
+/*
+ * Between batches: a synced route taken over by hand, and the hand route
+ * removed again, each ask for a resync, which counts the shadowed prefix
+ * and puts the synced route back.  Our own changes ask for none.
+ */
+static void test_hand_changes_noticed(void **state)
+{
+	struct fx *f = fx_new(realm_rules, ARRAY_SIZE(realm_rules));
+	const char *reason;
+	struct cls_prefix p;
+
+	(void)state;
+	assert_int_equal(parse_prefix("10.0.0.0/24", &p, NULL), 0);
+	bulk(f, 10, 0, false);
+	NEW(f, "10.1.0.0/24 table 100 nh - 1 5");
+	commit(f);
+	sync_engine_check_outside(f->e, "test", 1);
+	assert_int_equal(sync_engine_resync_due(f->e, NULL), 0);
+
+	assert_int_equal(mem_applier_hand(&f->m, &p, C(1, 99)), 0);
+	sync_engine_check_outside(f->e, "test", 1);
+	assert_int_not_equal(sync_engine_resync_due(f->e, &reason), 0);
+	assert_string_equal(reason, "routes changed by hand");
+	bulk(f, 10, 0, false);
+	expect(f, "10.0.0.0/24", C(1, 99), true);
+	assert_int_equal(f->m.status.shadowed, 1);
+	sync_engine_check_outside(f->e, "test", 1);
+	assert_int_equal(sync_engine_resync_due(f->e, NULL), 0);
+
+	assert_int_equal(mem_applier_hand_del(&f->m, &p), 0);
+	sync_engine_check_outside(f->e, "test", 1);
+	assert_int_not_equal(sync_engine_resync_due(f->e, &reason), 0);
+	bulk(f, 10, 0, false);
+	expect(f, "10.0.0.0/24", C(1, 5), false);
+	assert_int_equal(f->m.status.shadowed, 0);
+	fx_free(f);
+}
+
+/*
+ * A class the rules name by name gets another index: the rules follow
+ * it (a resync moves the routes); a class that is gone is an error and
+ * the rule keeps its index.
+ */
+static void test_classes_changed(void **state)
+{
+	static const char *const rules[] = {
+		"table 100 realm 5 class web",
+		"table 100 realm 6 class 1:6",
+	};
+	struct fx *f;
+	const char *reason;
+
+	(void)state;
+	f = fx_new(NULL, 0);
+	assert_int_equal(mem_applier_class(&f->m, "web", C(1, 0x10)), 0);
+	set_rules(f, rules, ARRAY_SIZE(rules));
+	bulk(f, 4, 0, false);
+	expect(f, "10.0.0.0/24", C(1, 0x10), false);
+
+	/* a class change that moves nothing the rules name */
+	assert_int_equal(mem_applier_class(&f->m, "other", C(1, 0x20)), 0);
+	sync_engine_check_outside(f->e, "test", 1);
+	assert_int_equal(sync_engine_resync_due(f->e, NULL), 0);
+
+	f->m.classes[0].classid = C(1, 0x11);
+	f->m.class_gen++;
+	sync_engine_check_outside(f->e, "test", 1);
+	assert_int_not_equal(sync_engine_resync_due(f->e, &reason), 0);
+	assert_string_equal(reason, "classes changed");
+	bulk(f, 4, 0, false);
+	expect(f, "10.0.0.0/24", C(1, 0x11), false);
+
+	strcpy(f->m.classes[0].name, "gone");
+	f->m.class_gen++;
+	sync_engine_check_outside(f->e, "test", 1);
+	assert_int_equal(sync_engine_status(f->e)->errors, 1);
+	assert_string_equal(
+		sync_engine_status(f->e)->last_error,
+		"classes changed: test:1: class \"web\": no such class (see classifier class list); its rules keep the old class");
+	bulk(f, 4, 0, false);
+	expect(f, "10.0.0.0/24", C(1, 0x11), false);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -536,6 +621,8 @@ int main(void)
 		cmocka_unit_test(test_apply_error),
 		cmocka_unit_test(test_rules_change),
 		cmocka_unit_test(test_link_down_resyncs),
+		cmocka_unit_test(test_hand_changes_noticed),
+		cmocka_unit_test(test_classes_changed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

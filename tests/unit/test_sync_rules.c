@@ -159,6 +159,15 @@ static void test_rules_invalid(void **state)
 		 "sync.conf:7: rcvbuf \"2G\": a size 4k-1G (suffix k, M or G)"},
 		{"rcvbuf 1M table 100 class web",
 		 "sync.conf:7: \"table\" after rcvbuf: one setting a line"},
+		{"resync 9s",
+		 "sync.conf:7: resync \"9s\": an interval 10s-168h (suffix s, m or h), or off"},
+		{"resync 169h",
+		 "sync.conf:7: resync \"169h\": an interval 10s-168h (suffix s, m or h), or off"},
+		{"resync 10d",
+		 "sync.conf:7: resync \"10d\": an interval 10s-168h (suffix s, m or h), or off"},
+		{"resync", "sync.conf:7: resync needs a value"},
+		{"table 100 resync 1h class web",
+		 "sync.conf:7: resync is a setting, not part of a rule"},
 	};
 	size_t i;
 
@@ -198,13 +207,14 @@ static void test_rules_file(void **state)
 
 	(void)state;
 	assert_non_null(f);
-	fputs("# classes by BGP community, through BIRD's krt_realm\nrcvbuf 8M\ntable 100 realm 5 class web   # customers\n\ntable 100 realm 6 class \"bulk\"\n    table 101 family inet6 class web\n",
+	fputs("# classes by BGP community, through BIRD's krt_realm\nrcvbuf 8M\ntable 100 realm 5 class web   # customers\nresync 15m\ntable 100 realm 6 class \"bulk\"\n    table 101 family inet6 class web\n",
 	      f);
 	fclose(f);
 	sync_rules_init(&rs);
 	assert_int_equal(sync_rules_load(&rs, path, err, sizeof(err)), 0);
 	assert_int_equal(rs.n, 3);
 	assert_int_equal(rs.rcvbuf, 8 << 20);
+	assert_int_equal(rs.resync_s, 900);
 	assert_int_equal(rs.rule[0].line, 3);
 	assert_int_equal(rs.rule[1].line, 5);
 	assert_string_equal(rs.rule[1].class_tok, "bulk");
@@ -226,9 +236,10 @@ static void test_rules_file(void **state)
 /* On the command line a rule ends at its action and the next may follow. */
 static void test_rules_command_line(void **state)
 {
-	char *argv[] = {"table",  "100",  "realm", "5",	   "class", "web",
-			"rcvbuf", "64k",  "table", "100",  "realm", "6",
-			"class",  "bulk", "dev",   "eth0", "ignore"};
+	char *argv[] = {"table",  "100",  "realm",  "5",	 "class",
+			"web",	  "rcvbuf", "64k",    "resync", "off",
+			"table",  "100",  "realm",  "6",	 "class",
+			"bulk",	  "dev",    "eth0",   "ignore"};
 	char *bad[] = {"table", "100", "realm", "5", "class", "web", "table"};
 	struct sync_rules rs;
 	char err[SYNC_ERR_LEN] = "";
@@ -241,6 +252,7 @@ static void test_rules_command_line(void **state)
 			 0);
 	assert_int_equal(rs.n, 3);
 	assert_int_equal(rs.rcvbuf, 64 << 10);
+	assert_int_equal(rs.resync_s, SYNC_RESYNC_OFF);
 	assert_true(rs.rule[2].ignore);
 	assert_true(rs.uses_dev);
 	assert_true(rs.uses_nexthop);
