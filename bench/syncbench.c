@@ -10,14 +10,20 @@
  *	Prints "key value" lines: routes, dump_s, ours_ns, libnl_ns,
  *	libnl_keep_bytes (RSS growth per route kept).
  *
- *   syncbench churn TABLE DEV N RATE SECONDS
+ *   syncbench churn TABLE DEV N RATE SECONDS BPFFS
  *	replace routes 1.0.0.0/24 ... (the first N of bench/sync.sh's fill)
  *	at RATE a second for SECONDS, each with the other realm (5 <-> 6),
- *	one netlink request a change, acked; never the same prefix twice.
- *	Prints one line per change: "SECONDS.NANOS PREFIX 1:REALM"
- *	(CLOCK_REALTIME, read just before the send).
+ *	one netlink request a change, acked; never the same prefix twice;
+ *	while `classifier sync` (rules realm 5 -> 1:5, 6 -> 1:6) follows
+ *	into the pins under BPFFS, a second thread looks each change up as
+ *	`classifier lookup` does until the trie gives the new class.
+ *	Prints "key value" lines: sent, seen, lost (unseen 2 s after the
+ *	last), reopened (see probe()), p50_ms, p99_ms, max_ms: from just
+ *	before the request to the first lookup that saw it.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +38,7 @@
 #include <netlink/route/route.h>
 #include <linux/rtnetlink.h>
 
+#include "maps/maps.h"
 #include "sync/kroute.h"
 #include "sync/rtsock.h"
 
@@ -186,45 +193,185 @@ static __u32 fill_prefix(__u32 i)
 	       (i & 255) << 8;
 }
 
+/* One change the churn made and when `lookup` first saw it. */
+struct change {
+	double sent; /* CLOCK_MONOTONIC, just before the request */
+	double seen; /* 0: not yet */
+	__u32 dst;
+	__u32 want; /* class index */
+};
+
+struct churn {
+	struct change *c;
+	__u64 total;
+	__u64 sent; /* published by the sender, read by the prober */
+	bool done;
+	const char *bpffs;
+	__u32 idx[2]; /* class indices of 1:5 and 1:6 */
+	unsigned int reopened;
+	int err;
+};
+
+/* What the trie answers for an address inside the change's prefix. */
+static bool visible(struct cls_maps *m, const struct change *c)
+{
+	struct cls_prefix a = {.family = AF_INET, .len = 32};
+	struct cls_route r;
+	bool found;
+	__u32 be = htonl(c->dst | 1);
+
+	memcpy(a.addr, &be, 4);
+	return !cls_route_lookup(m, &a, &r, &found) && found &&
+	       r.prefix.len == 24 && r.class_idx == c->want &&
+	       (r.flags & CLS_ROUTE_SYNCED);
+}
+
+static int open_maps(struct cls_maps *m, const char *bpffs)
+{
+	return cls_open(m, &(struct cls_open_opts){.bpffs = bpffs});
+}
+
+/*
+ * The prober: what `classifier lookup` does (cls_route_lookup on a
+ * reader's handle), for every change not seen yet, every 200 us.  A
+ * reader's handle keeps the trie it found; if a change stays unseen for
+ * 50 ms the handle is opened again, in case a whole-set swap published
+ * new tries (counted: such changes' lag is then an overestimate).
+ */
+static void *probe(void *arg)
+{
+	struct churn *ch = arg;
+	struct timespec nap = {.tv_nsec = 200000};
+	__u64 first = 0, n, i;
+	double done_at = 0, now;
+	struct cls_maps m;
+	bool stale;
+
+	ch->err = open_maps(&m, ch->bpffs);
+	if (ch->err)
+		return NULL;
+	for (;;) {
+		n = __atomic_load_n(&ch->sent, __ATOMIC_ACQUIRE);
+		stale = false;
+		now = now_s();
+		for (i = first; i < n; i++) {
+			struct change *c = &ch->c[i];
+
+			if (c->seen)
+				continue;
+			if (visible(&m, c))
+				c->seen = now_s();
+			else if (now - c->sent > 0.05)
+				stale = true;
+		}
+		while (first < n && ch->c[first].seen)
+			first++;
+		if (__atomic_load_n(&ch->done, __ATOMIC_ACQUIRE) && !done_at)
+			done_at = now_s();
+		/* 2 s after the last change, what is unseen is lost */
+		if (first == ch->total || (done_at && now_s() - done_at > 2))
+			break;
+		if (stale && first < n && now - ch->c[first].sent > 0.05 &&
+		    !ch->c[first].seen) {
+			cls_close(&m);
+			ch->err = open_maps(&m, ch->bpffs);
+			if (ch->err)
+				return NULL;
+			ch->reopened++;
+		}
+		nanosleep(&nap, NULL);
+	}
+	cls_close(&m);
+	return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void report(const struct churn *ch)
+{
+	double *lat = malloc((ch->total + 1) * sizeof(*lat));
+	__u64 i, k = 0;
+
+	if (!lat)
+		return;
+	for (i = 0; i < ch->total; i++)
+		if (ch->c[i].seen)
+			lat[k++] = (ch->c[i].seen - ch->c[i].sent) * 1000;
+	qsort(lat, k, sizeof(*lat), cmp_double);
+	printf("sent %llu\nseen %llu\nlost %llu\nreopened %u\n",
+	       (unsigned long long)ch->total, (unsigned long long)k,
+	       (unsigned long long)(ch->total - k), ch->reopened);
+	if (k)
+		printf("p50_ms %.3f\np99_ms %.3f\nmax_ms %.3f\n", lat[k / 2],
+		       lat[k * 99 / 100], lat[k - 1]);
+	free(lat);
+}
+
 static int cmd_churn(__u32 table, const char *dev, __u32 n, double rate,
-		     double secs)
+		     double secs, const char *bpffs)
 {
 	struct nl_sock *sk = nl_socket_alloc();
-	__u64 total = rate * secs, i;
-	int oif = if_nametoindex(dev);
+	struct churn ch = {.total = rate * secs, .bpffs = bpffs};
+	int oif = if_nametoindex(dev), err = 0, k;
+	struct cls_maps m;
+	pthread_t prober;
 	double start;
+	__u64 i;
 
 	if (!sk || !oif || nl_connect(sk, NETLINK_ROUTE) < 0)
 		return -EINVAL;
-	if (total > n)
+	if (ch.total > n)
 		return -ERANGE;
+	ch.c = calloc(ch.total + 1, sizeof(*ch.c));
+	if (!ch.c)
+		return -ENOMEM;
+	/* the classes the bench's rules name: realm 5 -> 1:5, 6 -> 1:6 */
+	err = open_maps(&m, bpffs);
+	for (k = 0; k < 2 && !err; k++)
+		err = cls_class_resolve(&m, k ? "1:6" : "1:5", &ch.idx[k]);
+	if (!err)
+		cls_close(&m);
+	if (!err)
+		err = -pthread_create(&prober, NULL, probe, &ch);
+	if (err)
+		return err;
 	start = now_s();
-	for (i = 0; i < total; i++) {
+	for (i = 0; i < ch.total && !err; i++) {
 		/* a stride coprime to n visits every prefix once */
-		__u32 idx = (i * 7919) % n, dst = fill_prefix(idx);
+		__u32 idx = (i * 7919) % n;
 		/* the fill gave realm 5 + idx % 2: flip it */
 		__u32 realm = 6 - (idx & 1);
 		double due = start + i / rate, t = now_s();
+		struct change *c = &ch.c[i];
 		struct timespec ts;
-		int err;
 
 		if (due > t) {
 			ts.tv_sec = (time_t)(due - t);
 			ts.tv_nsec = (due - t - ts.tv_sec) * 1e9;
 			nanosleep(&ts, NULL);
 		}
-		clock_gettime(CLOCK_REALTIME, &ts);
-		err = send_replace(sk, table, oif, dst, realm);
-		if (err)
-			return err;
-		printf("%ld.%09ld %u.%u.%u.0/24 1:%u\n", (long)ts.tv_sec,
-		       ts.tv_nsec, dst >> 24, dst >> 16 & 255, dst >> 8 & 255,
-		       realm);
+		c->dst = fill_prefix(idx);
+		c->want = ch.idx[realm - 5];
+		c->sent = now_s();
+		__atomic_store_n(&ch.sent, i + 1, __ATOMIC_RELEASE);
+		err = send_replace(sk, table, oif, c->dst, realm);
 	}
 	fprintf(stderr, "churn: %llu changes in %.2f s\n",
-		(unsigned long long)total, now_s() - start);
+		(unsigned long long)i, now_s() - start);
+	__atomic_store_n(&ch.done, true, __ATOMIC_RELEASE);
+	pthread_join(prober, NULL);
+	if (!err)
+		err = ch.err;
+	if (!err)
+		report(&ch);
+	free(ch.c);
 	nl_socket_free(sk);
-	return 0;
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -233,12 +380,12 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "decode"))
 		err = cmd_decode(argc > 2 ? strtoul(argv[2], NULL, 0) : 100);
-	else if (argc == 7 && !strcmp(argv[1], "churn"))
+	else if (argc == 8 && !strcmp(argv[1], "churn"))
 		err = cmd_churn(strtoul(argv[2], NULL, 0), argv[3],
 				strtoul(argv[4], NULL, 0), atof(argv[5]),
-				atof(argv[6]));
+				atof(argv[6]), argv[7]);
 	else
-		fprintf(stderr, "usage: syncbench decode [TABLE] | churn TABLE DEV N RATE SECONDS\n");
+		fprintf(stderr, "usage: syncbench decode [TABLE] | churn TABLE DEV N RATE SECONDS BPFFS\n");
 	if (err)
 		fprintf(stderr, "syncbench: %s\n", strerror(-err));
 	return err ? 1 : 0;

@@ -102,7 +102,7 @@ struct sync_applier {
 			size_t n);
 	int (*swap_commit)(void *ctx, void *txn);
 	void (*swap_abort)(void *ctx, void *txn);
-	/* The synced routes of one family, sorted by prefix; caller frees. */
+	/* The synced routes of one family, in any order; caller frees. */
 	int (*dump)(void *ctx, int family, struct sync_route **out, size_t *n);
 	/* A class word (classid "1:10" or a name) to its index; -ENOENT. */
 	int (*resolve)(void *ctx, const char *tok, __u32 *class_idx);
@@ -112,7 +112,7 @@ struct sync_applier {
 	int (*outside)(void *ctx, struct sync_outside *o);
 };
 
-/* Prefix order for dumps and diffs: address bytes, then length. */
+/* Prefix order: address bytes, then length (0: the same prefix). */
 int sync_prefix_cmp(const struct cls_prefix *a, const struct cls_prefix *b);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The sync engine's hashes: of prefixes (sync/rtab.c), of nexthops
- * (sync/kroute.c). */
+/* The sync engine's hashes: of prefixes (sync/rtab.c, sync/engine.c), of
+ * nexthops (sync/kroute.c). */
 #ifndef CLS_SYNC_HASH_H
 #define CLS_SYNC_HASH_H
 
@@ -30,6 +30,12 @@ static inline __u32 sync_hash_addr(__u32 h, const __u8 *p, size_t n)
 		h = sync_mix32(h ^ w);
 	}
 	return h;
+}
+
+/* A prefix: its address (n bytes) and length. */
+static inline __u32 sync_hash_prefix(const __u8 *addr, size_t n, __u8 len)
+{
+	return sync_hash_addr(sync_mix32(len + 0x9e3779b9U), addr, n);
 }
 
 #endif

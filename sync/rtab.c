@@ -29,7 +29,7 @@ struct tail {
 
 static __u32 key_hash(const struct rtab *t, const __u8 *addr, __u8 len)
 {
-	return sync_hash_addr(sync_mix32(len + 0x9e3779b9U), addr, t->ksz);
+	return sync_hash_prefix(addr, t->ksz, len);
 }
 
 static size_t home(const struct rtab *t, __u32 h)

@@ -57,12 +57,15 @@ sync-check: $(OUTPUT)/classifier $(OUTPUT)/tests/check_state
 		./tests/netns/run.sh -d tests/sync $(OUTPUT)/classifier
 
 # Benchmark of the daemon (bench/sync.sh): decode cost, start-up, churn.
+# (It probes the pinned maps through the library, as `lookup` does.)
 $(OUTPUT)/bench/syncbench: bench/syncbench.c $(OUTPUT)/sync/kroute.o \
-		$(OUTPUT)/sync/rtsock.o $(OUTPUT)/lib/parse.o
+		$(OUTPUT)/sync/rtsock.o $(LIB_OBJS) $(SKELS)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(NL_CFLAGS) $(CFLAGS) $^ $(NL_ROUTE_LIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(NL_CFLAGS) $(CFLAGS) $< \
+		$(OUTPUT)/sync/kroute.o $(OUTPUT)/sync/rtsock.o $(LIB_OBJS) \
+		$(NL_ROUTE_LIBS) $(LDLIBS) -o $@
 
 .PHONY: sync-bench
-sync-bench: $(OUTPUT)/bench/syncbench $(OUTPUT)/tests/sync_dryrun
+sync-bench: $(OUTPUT)/bench/syncbench $(OUTPUT)/classifier
 	$(Q)./bench/sync.sh $(OUTPUT)
