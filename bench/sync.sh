@@ -56,7 +56,7 @@ cleanup()
 	set +e
 	[ -z "$PID" ] || { kill "$PID"; wait "$PID"; } 2>/dev/null
 	[ -d "$BPFFS/classifier" ] && cls purge
-	umount "$BPFFS" 2>/dev/null
+	umount "$BPFFS" "$TMP/bpffs2" 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
 	rm -rf "$TMP"
 }
@@ -93,6 +93,9 @@ echo "# filled table 100 with $N routes in $FILL_S s" >&2
 ip netns exec "$NS" "$SYNCBENCH" decode 100 > "$TMP/decode"
 val() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 
+# cpu PID: seconds of CPU (user + system, all threads) it used so far
+cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat"; }
+
 # mem PID: "VmRSS VmHWM" in MiB
 mem() { awk '/^VmRSS/ { r = $2 } /^VmHWM/ { h = $2 } END { printf "%.0f %.0f", r / 1024, h / 1024 }' "/proc/$1/status"; }
 
@@ -111,6 +114,7 @@ start_daemon()
 		sleep 0.005
 	done
 	READY_S=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+	READY_CPU=$(cpu "$PID")
 	RESYNC=$(grep "resync (start)" "$log" | sed 's/^classifier: sync: //')
 	LOG=$log
 }
@@ -125,6 +129,7 @@ stop_daemon()
 
 start_daemon
 START_READY=$READY_S
+START_CPU=$READY_CPU
 START_RESYNC=$RESYNC
 read -r START_RSS START_HWM <<< "$(mem "$PID")"
 echo "# start-up: $START_READY s ($START_RESYNC), RSS $START_RSS MiB" >&2
@@ -139,9 +144,25 @@ fi
 rm "$TMP/got"
 echo "# route list synced: $EQUAL" >&2
 
+# side by side: `route load` of the same routes into pins of their own
+mkdir -p "$TMP/bpffs2"
+mount -t bpf bpf "$TMP/bpffs2"
+cls2() { "$CLS" --bpffs "$TMP/bpffs2" "$@"; }
+cls2 class add 1:5 name five
+cls2 class add 1:6 name six
+awk '{ print $1, $2 }' "$TMP/want" > "$TMP/routes"
+t0=$EPOCHREALTIME
+cls2 route load "$TMP/routes"
+LOAD_S=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+cls2 purge
+umount "$TMP/bpffs2"
+rm "$TMP/routes"
+echo "# route load of the same routes: $LOAD_S s" >&2
+
 stop_daemon
 start_daemon
 RESTART_READY=$READY_S
+RESTART_CPU=$READY_CPU
 RESTART_RESYNC=$RESYNC
 read -r RESTART_RSS RESTART_HWM <<< "$(mem "$PID")"
 echo "# restart: $RESTART_READY s ($RESTART_RESYNC)" >&2
@@ -172,11 +193,12 @@ $LOAD_CHURN (the machine is shared).
 | decode, ours (kroute_decode: libnl's nla accessors) | $(val ours_ns "$TMP/decode") ns a route |
 | decode, libnl (rtnl_route_parse + rtnl_route_put) | $(val libnl_ns "$TMP/decode") ns a route |
 | keeping libnl route objects (a cache) | $(val libnl_keep_bytes "$TMP/decode") bytes a route |
-| start-up on empty pins, exec to the first resync published | $START_READY s wall |
+| start-up on empty pins, exec to the first resync published | $START_READY s wall, $START_CPU s CPU (both threads) |
 | its log line | $START_RESYNC |
 | \`route list synced\` after it | $EQUAL |
+| \`route load\` of the same routes, same run (for scale) | $LOAD_S s wall |
 | daemon memory after start-up | VmRSS $START_RSS MiB, VmHWM $START_HWM MiB |
-| restart over the synced pins, exec to the first resync | $RESTART_READY s wall |
+| restart over the synced pins, exec to the first resync | $RESTART_READY s wall, $RESTART_CPU s CPU |
 | its log line | $RESTART_RESYNC |
 | churn: $RATE changes/s for $SECS s, sent / seen by lookup / lost | $(val sent "$TMP/churn") / $(val seen "$TMP/churn") / $(val lost "$TMP/churn") |
 | churn: kernel change to the trie holding it (lookup) | p50 $(val p50_ms "$TMP/churn") ms, p99 $(val p99_ms "$TMP/churn") ms, max $(val max_ms "$TMP/churn") ms |

@@ -29,6 +29,26 @@ struct sync_op {
 	bool del;
 };
 
+/*
+ * A resync onto an empty synced set streamed into a whole-set swap while
+ * the kernel's dump is still being read, so the library fills the new
+ * tries meanwhile.  The kernel dumps an IPv4 table in address order, the
+ * longer of two prefixes of one address first; the library fills fastest
+ * in address order, shorter first: the prefixes of one address wait in
+ * group[] and go out shortest first, each as its best route so far (a
+ * prefix sent again later wins in the transaction).
+ */
+#define GROUP_MAX 129
+
+struct stream {
+	void *txn;
+	struct sync_route buf[SWAP_CHUNK];
+	size_t n;
+	size_t count; /* routes handed to the transaction */
+	struct cls_prefix group[GROUP_MAX];
+	size_t group_n;
+};
+
 struct link {
 	__u32 ifindex;
 	bool up;
@@ -56,6 +76,8 @@ struct sync_engine {
 	struct link *links;
 	size_t nlinks;
 
+	struct stream *stream; /* a streamed resync; NULL: none */
+
 	/* what the applier said of other processes' changes */
 	__u32 class_gen;   /* when the rules were resolved */
 	__u64 synced[2];   /* synced routes after our last batch */
@@ -64,6 +86,9 @@ struct sync_engine {
 
 	struct sync_status st;
 };
+
+static void stream_stop(struct sync_engine *e);
+static int reset(struct sync_engine *e);
 
 static int fam_idx(int family)
 {
@@ -107,6 +132,7 @@ void sync_engine_free(struct sync_engine *e)
 {
 	if (!e)
 		return;
+	stream_stop(e);
 	rtab_free(&e->tab[0]);
 	rtab_free(&e->tab[1]);
 	sync_rules_free(&e->rules);
@@ -127,7 +153,8 @@ int sync_engine_set_rules(struct sync_engine *e, struct sync_rules *rs)
 	sync_rules_init(rs);
 	e->st.rules = e->rules.n;
 	/* entries hold indices into the old rules */
-	return sync_engine_resync_begin(e);
+	stream_stop(e);
+	return reset(e);
 }
 
 const struct sync_rules *sync_engine_rules(const struct sync_engine *e)
@@ -727,21 +754,11 @@ static int swap_fill(struct sync_engine *e, void *txn, size_t *count)
 	return err;
 }
 
-static int swap_all(struct sync_engine *e, struct apply_count *c)
+/* Publish a filled swap of c->set routes; count what hand routes hold. */
+static int swap_publish(struct sync_engine *e, void *txn, struct apply_count *c)
 {
-	void *txn = NULL;
-	int err, skipped;
+	int skipped = e->a->swap_commit(e->a->ctx, txn);
 
-	err = e->a->swap_begin(e->a->ctx, &txn);
-	if (!err)
-		err = swap_fill(e, txn, &c->set);
-	if (err) {
-		if (txn)
-			e->a->swap_abort(e->a->ctx, txn);
-		sync_engine_error(e, err, "building the synced set");
-		return err;
-	}
-	skipped = e->a->swap_commit(e->a->ctx, txn);
 	if (skipped < 0) {
 		sync_engine_error(e, skipped, "publishing the synced set");
 		return skipped;
@@ -752,6 +769,23 @@ static int swap_all(struct sync_engine *e, struct apply_count *c)
 	e->shadowed[0] = e->shadowed[1] = 0;
 	c->set -= skipped;
 	return skipped ? mark_shadowed(e) : 0;
+}
+
+static int swap_all(struct sync_engine *e, struct apply_count *c)
+{
+	void *txn = NULL;
+	int err;
+
+	err = e->a->swap_begin(e->a->ctx, &txn);
+	if (!err)
+		err = swap_fill(e, txn, &c->set);
+	if (err) {
+		if (txn)
+			e->a->swap_abort(e->a->ctx, txn);
+		sync_engine_error(e, err, "building the synced set");
+		return err;
+	}
+	return swap_publish(e, txn, c);
 }
 
 /*
@@ -820,7 +854,127 @@ int sync_engine_commit(struct sync_engine *e)
 	return err;
 }
 
-int sync_engine_resync_begin(struct sync_engine *e)
+static void stream_stop(struct sync_engine *e)
+{
+	if (!e->stream)
+		return;
+	e->a->swap_abort(e->a->ctx, e->stream->txn);
+	unlock(e);
+	free(e->stream);
+	e->stream = NULL;
+}
+
+/*
+ * Stream this resync if nothing is synced (a first start, or everything
+ * withdrawn): the difference would be every route, one swap anyway.
+ * Holds the lock until the resync ends.  Not streamed if anything fails.
+ */
+static void stream_start(struct sync_engine *e)
+{
+	struct sync_outside o;
+	struct stream *st;
+
+	if (!e->a->outside || e->a->outside(e->a->ctx, &o) ||
+	    o.synced[0] + o.synced[1])
+		return;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return;
+	if (e->a->lock(e->a->ctx, e->lock_wait_ms)) {
+		free(st);
+		return;
+	}
+	/* the count read before the lock still holds: only we sync */
+	if (e->a->swap_begin(e->a->ctx, &st->txn)) {
+		unlock(e);
+		free(st);
+		return;
+	}
+	e->stream = st;
+}
+
+static int stream_flush(struct sync_engine *e)
+{
+	struct stream *st = e->stream;
+	int err = st->n ? e->a->swap_add(e->a->ctx, st->txn, st->buf, st->n)
+			: 0;
+
+	st->count += st->n;
+	st->n = 0;
+	return err;
+}
+
+/* The waiting prefixes of one address, shortest first. */
+static int stream_group(struct sync_engine *e)
+{
+	struct stream *st = e->stream;
+	struct rtab_ent best;
+	size_t i, j;
+	int err = 0;
+
+	for (i = 1; i < st->group_n; i++)
+		for (j = i; j && st->group[j - 1].len > st->group[j].len; j--) {
+			struct cls_prefix t = st->group[j];
+
+			st->group[j] = st->group[j - 1];
+			st->group[j - 1] = t;
+		}
+	for (i = 0; i < st->group_n && !err; i++) {
+		const struct cls_prefix *p = &st->group[i];
+
+		if (!rtab_best(&e->tab[fam_idx(p->family)], p, &best))
+			continue;
+		st->buf[st->n].prefix = *p;
+		st->buf[st->n].class_idx = e->rules.rule[best.rule].class_idx;
+		st->buf[st->n].flags = 0;
+		if (++st->n == SWAP_CHUNK)
+			err = stream_flush(e);
+	}
+	st->group_n = 0;
+	return err;
+}
+
+static int stream_route(struct sync_engine *e, const struct cls_prefix *p)
+{
+	struct stream *st = e->stream;
+	size_t i;
+	int err = 0;
+
+	if (st->group_n && (st->group[0].family != p->family ||
+			    memcmp(st->group[0].addr, p->addr, sizeof(p->addr))))
+		err = stream_group(e);
+	for (i = 0; i < st->group_n; i++)
+		if (st->group[i].len == p->len)
+			return err;
+	if (!err && st->group_n == GROUP_MAX)
+		err = stream_group(e);
+	if (!err)
+		st->group[st->group_n++] = *p;
+	return err;
+}
+
+/* Publish the streamed swap; the lock is released by the caller. */
+static int stream_end(struct sync_engine *e, struct apply_count *c)
+{
+	struct stream *st = e->stream;
+	int err = stream_group(e);
+
+	if (!err)
+		err = stream_flush(e);
+	e->stream = NULL;
+	if (err) {
+		e->a->swap_abort(e->a->ctx, st->txn);
+		sync_engine_error(e, err, "building the synced set");
+	} else {
+		c->set = st->count;
+		err = swap_publish(e, st->txn, c);
+	}
+	free(st);
+	return err;
+}
+
+/* Forget everything: what the engine knew and what events queued. */
+static int reset(struct sync_engine *e)
 {
 	size_t n4 = e->tab[0].n, n6 = e->tab[1].n;
 	int err;
@@ -840,6 +994,18 @@ int sync_engine_resync_begin(struct sync_engine *e)
 	return 0;
 }
 
+int sync_engine_resync_begin(struct sync_engine *e)
+{
+	int err;
+
+	/* a dump started again (NLM_F_DUMP_INTR) starts its stream again */
+	stream_stop(e);
+	err = reset(e);
+	if (!err)
+		stream_start(e);
+	return err;
+}
+
 int sync_engine_resync_add(struct sync_engine *e, const struct kroute *k)
 {
 	int fi = fam_idx(k->dst.family), rule, err;
@@ -856,11 +1022,14 @@ int sync_engine_resync_add(struct sync_engine *e, const struct kroute *k)
 	err = rtab_upsert(&e->tab[fi], &x, &new_prefix);
 	if (!err && new_prefix)
 		e->prefixes[fi]++;
+	if (!err && e->stream)
+		err = stream_route(e, &k->dst);
 	return err;
 }
 
 void sync_engine_resync_abort(struct sync_engine *e, int err, __u64 now_ns)
 {
+	stream_stop(e);
 	sync_engine_error(e, err, "dumping the kernel routes");
 	sync_engine_want_resync(e, "retry", RETRY_MS, now_ns);
 	sync_engine_status_push(e);
@@ -877,6 +1046,12 @@ int sync_engine_resync_end(struct sync_engine *e, const char *reason,
 	__u64 end;
 	int fi, err;
 
+	if (e->stream) {
+		/* locked since the resync began */
+		swapped = true;
+		err = stream_end(e, &c);
+		goto applied;
+	}
 	err = lock(e);
 	if (err) {
 		batch_done(e);
@@ -893,6 +1068,7 @@ int sync_engine_resync_end(struct sync_engine *e, const char *reason,
 	swapped = e->swap;
 	if (!err)
 		err = swapped ? swap_all(e, &c) : apply_ops(e, &c);
+applied:
 	end = mono_ns();
 	if (err) {
 		sync_engine_want_resync(e, "retry", RETRY_MS, end);

@@ -261,6 +261,11 @@ static int op_swap_commit(void *ctx, void *txn)
 		return err;
 	}
 	m->n_swap++;
+	m->swap_in_order = true;
+	for (i = 1; i < t->n; i++)
+		if (t->r[i].prefix.family == t->r[i - 1].prefix.family &&
+		    sync_prefix_cmp(&t->r[i - 1].prefix, &t->r[i].prefix) >= 0)
+			m->swap_in_order = false;
 	for (i = 0; i < m->cap; i++)
 		if (m->slots[i].state == ST_USED && !m->slots[i].hand)
 			drop(m, &m->slots[i]);

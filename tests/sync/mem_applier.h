@@ -41,6 +41,8 @@ struct mem_applier {
 	struct sync_status status;
 	/* call counts, for tests */
 	unsigned long n_lock, n_set, n_del, n_swap, n_dump, n_status;
+	/* the last swap's routes came in the library's fill order */
+	bool swap_in_order;
 	/* the next mutating call after fail_after more fails with fail_err */
 	long fail_after;
 	int fail_err;

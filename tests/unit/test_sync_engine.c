@@ -186,6 +186,74 @@ static void test_start_swaps_in_everything(void **state)
 	fx_free(f);
 }
 
+/*
+ * Onto an empty synced set the dump streams into one swap: the prefixes
+ * of one address go out shortest first (the kernel lists the longest
+ * first), and a better route met later, in another table, wins.  A dump
+ * the kernel interrupted starts its stream again.  Hand routes stay.
+ */
+static void test_streamed_start(void **state)
+{
+	static const char *const rules[] = {
+		"table 100 realm 5 class 1:5",
+		"table 101 realm 6 class 1:6",
+	};
+	static const char *const one_table[] = {
+		"10.0.0.0/24 table 100 nh - 1 5",
+		"10.0.0.0/16 table 100 nh - 1 5",
+		"10.0.0.0/8 table 100 nh - 1 5",
+		"10.0.1.0/24 table 100 metric 5 nh - 1 5",
+		"10.0.1.0/24 table 100 metric 1 nh - 1 7",
+		"10.0.2.0/24 table 100 nh - 1 5",
+	};
+	static const char *const two_tables[] = {
+		"10.0.0.0/24 table 100 metric 10 nh - 1 5",
+		"10.0.0.0/16 table 100 nh - 1 5",
+		"10.0.2.0/24 table 100 nh - 1 5",
+		"10.0.0.0/24 table 101 metric 1 nh - 1 6",
+		"10.0.3.0/24 table 101 nh - 1 6",
+	};
+	struct fx *f = fx_new(rules, ARRAY_SIZE(rules));
+	struct cls_prefix p;
+
+	(void)state;
+	/* interrupted once, then whole */
+	assert_int_equal(sync_engine_resync_begin(f->e), 0);
+	assert_true(f->m.locked);
+	assert_int_equal(sync_engine_resync_add(f->e, kr(one_table[0])), 0);
+	resync(f, one_table, ARRAY_SIZE(one_table));
+	assert_int_equal(f->m.n_swap, 1);
+	assert_int_equal(f->m.n_set, 0);
+	assert_true(f->m.swap_in_order);
+	assert_false(f->m.locked);
+	expect(f, "10.0.0.0/8", C(1, 5), false);
+	expect(f, "10.0.0.0/16", C(1, 5), false);
+	expect(f, "10.0.0.0/24", C(1, 5), false);
+	expect(f, "10.0.1.0/24", C(1, 5), false);
+	assert_int_equal(f->m.status.routes_v4, 5);
+	fx_free(f);
+
+	f = fx_new(rules, ARRAY_SIZE(rules));
+	assert_int_equal(parse_prefix("10.0.2.0/24", &p, NULL), 0);
+	assert_int_equal(mem_applier_hand(&f->m, &p, C(1, 99)), 0);
+	resync(f, two_tables, ARRAY_SIZE(two_tables));
+	assert_int_equal(f->m.n_swap, 1);
+	expect(f, "10.0.0.0/24", C(1, 6), false);
+	expect(f, "10.0.0.0/16", C(1, 5), false);
+	expect(f, "10.0.2.0/24", C(1, 99), true);
+	expect(f, "10.0.3.0/24", C(1, 6), false);
+	assert_int_equal(f->m.status.routes_v4, 3);
+	assert_int_equal(f->m.status.shadowed, 1);
+
+	/* now something is synced: the next resync is a difference, which
+	 * tries only the prefix the hand route holds */
+	resync(f, two_tables, ARRAY_SIZE(two_tables));
+	assert_int_equal(f->m.n_swap, 1);
+	assert_int_equal(f->m.n_set, 1);
+	assert_int_equal(f->m.status.shadowed, 1);
+	fx_free(f);
+}
+
 /* A restart (or SIGHUP with the same rules) finds nothing to change. */
 static void test_restart_changes_nothing(void **state)
 {
@@ -610,6 +678,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_start_swaps_in_everything),
+		cmocka_unit_test(test_streamed_start),
 		cmocka_unit_test(test_restart_changes_nothing),
 		cmocka_unit_test(test_resync_by_diff),
 		cmocka_unit_test(test_events),
