@@ -133,9 +133,7 @@ START_CPU=$READY_CPU
 START_RESYNC=$RESYNC
 read -r START_RSS START_HWM <<< "$(mem "$PID")"
 echo "# start-up: $START_READY s ($START_RESYNC), RSS $START_RSS MiB" >&2
-t0=$EPOCHREALTIME
 cls route list synced > "$TMP/got"
-LIST_S=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 if cmp -s "$TMP/want" <(sort "$TMP/got"); then
 	EQUAL="equal to the table ($(wc -l < "$TMP/got") routes)"
 else
@@ -164,13 +162,14 @@ start_daemon
 RESTART_READY=$READY_S
 RESTART_CPU=$READY_CPU
 RESTART_RESYNC=$RESYNC
-read -r RESTART_RSS RESTART_HWM <<< "$(mem "$PID")"
 echo "# restart: $RESTART_READY s ($RESTART_RESYNC)" >&2
 
 LOAD_CHURN=$(cut -d' ' -f1-3 /proc/loadavg)
+CPU0=$(cpu "$PID")
 ip netns exec "$NS" "$SYNCBENCH" churn 100 v0 "$N" "$RATE" "$SECS" "$BPFFS" \
 	> "$TMP/churn" 2> "$TMP/churn.err" || { cat "$TMP/churn.err" >&2; exit 1; }
 read -r CHURN_RSS CHURN_HWM <<< "$(mem "$PID")"
+CHURN_CPU=$(awk -v a="$CPU0" -v b="$(cpu "$PID")" -v s="$SECS" 'BEGIN { printf "%.0f", (b - a) * 100 / s }')
 OVERRUNS=$(grep -c "overrun:" "$LOG" || :)
 ERRORS=$(cls -j status | jq .sync.errors)
 stop_daemon
@@ -203,6 +202,7 @@ $LOAD_CHURN (the machine is shared).
 | churn: $RATE changes/s for $SECS s, sent / seen by lookup / lost | $(val sent "$TMP/churn") / $(val seen "$TMP/churn") / $(val lost "$TMP/churn") |
 | churn: kernel change to the trie holding it (lookup) | p50 $(val p50_ms "$TMP/churn") ms, p99 $(val p99_ms "$TMP/churn") ms, max $(val max_ms "$TMP/churn") ms |
 | churn: overruns logged, sync errors, prober handle reopened | $OVERRUNS, $ERRORS, $(val reopened "$TMP/churn") |
+| churn: the daemon's CPU (user + system, % of one CPU) | $CHURN_CPU % |
 | daemon memory after the churn (1M routes followed) | VmRSS $CHURN_RSS MiB, VmHWM $CHURN_HWM MiB |
 EOF_MD
 cat "$OUT"

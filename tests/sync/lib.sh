@@ -59,10 +59,10 @@ status_of()
 	cls -j status | jq -r --arg k "$1" '.sync[$k]'
 }
 
-# synced [v4|v6]: the synced routes, "PREFIX CLASSID", sorted as text.
+# synced: the synced routes, "PREFIX CLASSID", sorted as text.
 synced()
 {
-	cls route list ${1:-} synced | awk '{ print $1, $2 }' | sort
+	cls route list synced | awk '{ print $1, $2 }' | sort
 }
 
 # wait_until SECONDS 'SHELL CODE': poll the code (evaluated anew each

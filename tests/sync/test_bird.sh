@@ -170,7 +170,7 @@ dscp_count()
 # the web and bulk ones in 1:10 and 1:20.
 expect_traffic()
 {
-	local d a want dscp got fam i web=0 bulk=0
+	local d a want dscp got fam i n web=0 bulk=0
 	local -A before
 	snapshot
 	for d in $DESTS; do
@@ -188,7 +188,9 @@ expect_traffic()
 		[ "$want" = cs1 ] && bulk=$((bulk + PKTS))
 		for dscp in ef cs1 cs0; do
 			got=$(($(dscp_count "$a" $dscp) - before[$a$dscp]))
-			[ "$got" -eq $([ "$want" = $dscp ] && echo $PKTS || echo 0) ] ||
+			n=0
+			[ "$want" != $dscp ] || n=$PKTS
+			[ "$got" -eq $n ] ||
 				fail "$1: $a (prefix $i): $got packets with DSCP $dscp, expected class: $want"
 		done
 	done
