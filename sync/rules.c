@@ -74,8 +74,13 @@ static int push_rule(struct sync_rules *rs, const struct sync_rule *r,
 	return 0;
 }
 
-/* "4096", "64k", "32M", "1G" (powers of 1024). */
-static int parse_size(const char *s, __u32 *v)
+struct unit {
+	char suffix;
+	__u64 mul;
+};
+
+/* A number with an optional one-letter unit from units (ending with 0). */
+static int parse_scaled(const char *s, const struct unit *units, __u64 *v)
 {
 	char num[24];
 	size_t n = strlen(s);
@@ -84,25 +89,51 @@ static int parse_size(const char *s, __u32 *v)
 	if (!n || n >= sizeof(num))
 		return -EINVAL;
 	memcpy(num, s, n + 1);
-	switch (num[n - 1]) {
-	case 'k':
-	case 'K':
-		mul = 1ULL << 10;
-		break;
-	case 'm':
-	case 'M':
-		mul = 1ULL << 20;
-		break;
-	case 'g':
-	case 'G':
-		mul = 1ULL << 30;
-		break;
+	for (; units->suffix; units++) {
+		if (num[n - 1] == units->suffix) {
+			mul = units->mul;
+			num[n - 1] = '\0';
+			break;
+		}
 	}
-	if (mul > 1)
-		num[n - 1] = '\0';
-	if (parse_u64(num, &x) || x > RCVBUF_MAX / mul || x * mul < RCVBUF_MIN)
+	if (parse_u64(num, &x) || x > UINT64_MAX / mul)
 		return -EINVAL;
 	*v = x * mul;
+	return 0;
+}
+
+/* "4096", "64k", "32M", "1G" (powers of 1024). */
+static int parse_size(const char *s, __u32 *v)
+{
+	static const struct unit units[] = {
+		{'k', 1ULL << 10}, {'K', 1ULL << 10}, {'m', 1ULL << 20},
+		{'M', 1ULL << 20}, {'g', 1ULL << 30}, {'G', 1ULL << 30},
+		{0, 0},
+	};
+	__u64 x;
+
+	if (parse_scaled(s, units, &x) || x < RCVBUF_MIN || x > RCVBUF_MAX)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+/* "600", "90s", "10m", "2h", or "off": the periodic resync's interval. */
+static int parse_interval(const char *s, __u32 *sec)
+{
+	static const struct unit units[] = {
+		{'s', 1}, {'m', 60}, {'h', 3600}, {0, 0},
+	};
+	__u64 x;
+
+	if (!strcmp(s, "off")) {
+		*sec = SYNC_RESYNC_OFF;
+		return 0;
+	}
+	if (parse_scaled(s, units, &x) || x < SYNC_RESYNC_MIN ||
+	    x > SYNC_RESYNC_MAX)
+		return -EINVAL;
+	*sec = x;
 	return 0;
 }
 
@@ -278,40 +309,6 @@ static int settle_family(struct sync_rule *r, const struct where *w)
 		return bad(w, "realm: IPv6 routes have no realm (match them by table)");
 	if (r->sel & SYNC_SEL_REALM)
 		r->family = AF_INET;
-	return 0;
-}
-
-/* "600", "90s", "10m", "2h", or "off": the periodic resync's interval. */
-static int parse_interval(const char *s, __u32 *sec)
-{
-	char num[24];
-	size_t n = strlen(s);
-	__u64 mul = 1, x;
-
-	if (!strcmp(s, "off")) {
-		*sec = SYNC_RESYNC_OFF;
-		return 0;
-	}
-	if (!n || n >= sizeof(num))
-		return -EINVAL;
-	memcpy(num, s, n + 1);
-	switch (num[n - 1]) {
-	case 's':
-		break;
-	case 'm':
-		mul = 60;
-		break;
-	case 'h':
-		mul = 3600;
-		break;
-	default:
-		n++;
-	}
-	num[n - 1] = '\0';
-	if (parse_u64(num, &x) || x > SYNC_RESYNC_MAX / mul ||
-	    x * mul < SYNC_RESYNC_MIN)
-		return -EINVAL;
-	*sec = x * mul;
 	return 0;
 }
 

@@ -211,13 +211,12 @@ cls_clean()
 		--bpffs "$WORK/bpffs-clean" "$@"
 }
 
-# clean_start_list OUT ARGS...: what a daemon started afresh (its own
-# bpffs, the same classes, the same kernel tables) syncs, as `route list
-# synced` prints it, into OUT.
-clean_start_list()
+# expect_clean_start ARGS...: `route list synced` is what a daemon
+# started afresh with ARGS (its own bpffs, the same classes, the same
+# kernel tables) syncs, byte for byte.
+expect_clean_start()
 {
-	local out=$1 pid
-	shift
+	local pid
 	mount_bpffs "$WORK/bpffs-clean"
 	realm_classes cls_clean
 	nsenter --net="/run/netns/$NS_S" "$CLASSIFIER" --bpffs "$WORK/bpffs-clean" \
@@ -226,9 +225,13 @@ clean_start_list()
 	track_pid $pid
 	wait_until 10 '[ "$(cls_clean -j status | jq -r .sync.pid)" = '"$pid"' ]' ||
 		fail "the clean daemon did not start: $(tail -n1 "$WORK/clean.log")"
-	cls_clean route list synced > "$out"
+	cls_clean route list synced > "$WORK/clean"
 	stop_pids $pid
 	cls_clean purge
+	cls route list synced > "$WORK/ours"
+	cmp -s "$WORK/ours" "$WORK/clean" ||
+		fail "route list synced differs from a clean start's: $(diff "$WORK/ours" "$WORK/clean" | head -3 | tr '\n' ' ')"
+	log "route list synced equals a clean start's ($(wc -l < "$WORK/ours") routes)"
 }
 
 # fill_table N: N IPv4 routes 10.x.y.0/24 in the host's table 100 with
