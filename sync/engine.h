@@ -15,7 +15,9 @@
  * becomes one whole-set swap instead of single changes.  A resync
  * compares a fresh dump with the applier's synced set and applies the
  * difference the same way, so a restart, an overrun or a reload never
- * passes through a state where packets fall to the default class.
+ * passes through a state where packets fall to the default class.  A
+ * resync onto an empty synced set (a first start) streams the dump into
+ * the swap as it is read.
  */
 #ifndef CLS_SYNC_ENGINE_H
 #define CLS_SYNC_ENGINE_H
@@ -81,7 +83,8 @@ int sync_engine_commit(struct sync_engine *e);
  * add feeds each dumped route, end diffs against the applier and applies
  * (started_ns: when the dump began, CLOCK_MONOTONIC, for the log).
  * abort (a failed dump) leaves the applier alone and asks for another
- * resync.
+ * resync.  A streamed resync holds the applier's lock from begin to end
+ * or abort; begin again (a dump the kernel interrupted) starts over.
  */
 int sync_engine_resync_begin(struct sync_engine *e);
 int sync_engine_resync_add(struct sync_engine *e, const struct kroute *r);
