@@ -85,7 +85,7 @@ struct sync_rule {
 #define SYNC_RCVBUF_DEFAULT (32U << 20)
 /*
  * The periodic resync, in seconds: it bounds how long a route the
- * kernel's dump skipped, or a nexthop object's change, stays unseen.
+ * kernel's IPv6 dump skipped stays unseen.
  */
 #define SYNC_RESYNC_DEFAULT 600
 #define SYNC_RESYNC_MIN	    10

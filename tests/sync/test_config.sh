@@ -4,7 +4,8 @@
 # typo, a class nobody made, a bad setting), exit 1, and change nothing:
 # routes, status and pins as before.  SIGHUP with new rules moves the
 # routes to their new classes by difference; SIGHUP with a bad file keeps
-# the rules in force.  A second daemon on the same pins is refused.
+# the rules in force; a reload sets the periodic resync's interval.  A
+# second daemon on the same pins is refused.
 # wait_until evaluates its code later: single quotes on purpose
 # shellcheck disable=SC2016
 . "$CLASSIFIER_SRC/tests/netns/lib.sh"
@@ -83,5 +84,15 @@ synced > "$WORK/got2"
 cmp -s "$WORK/got" "$WORK/got2" || fail "a bad reload changed the synced routes"
 expect_follow "still following" 10.0.0.1 "*via 10.0.0.0/24 class 1:5 name five synced*" \
 	route replace 10.0.0.0/24 dev "$VS" table 100 realm 6
+
+# the periodic resync, at the shortest interval the setting takes
+write_realm_conf "$WORK/sync.conf"
+echo "resync 10s" >> "$WORK/sync.conf"
+kill -HUP "$SYNC_PID"
+wait_until 3 'grep -q "periodic resync every 10 s" "$SYNC_LOG"' ||
+	fail "the reload did not take resync 10s"
+wait_until 14 'grep -q "resync (periodic): .*; set 0, removed 0;" "$SYNC_LOG"' ||
+	fail "no periodic resync (that changes nothing) within 14 s"
+expect_eq "last resync" "$(status_of last_resync_reason)" periodic
 check_whole "after the reloads"
 stop_sync

@@ -3,9 +3,10 @@
 # Plain kernel routes in table 100: `classifier sync` starts from what is
 # there, then follows ip route add / replace / del / flush, IPv4 with
 # realms and IPv6, each visible to `lookup` within 100 ms, with the IPv4
-# table agreeing with the trie; other tables and realms no rule names
-# are left alone; a link going down (routes gone without a message) ends
-# in a resync.  SIGTERM leaves the routes.
+# table agreeing with the trie; a route through a nexthop object follows
+# the object; other tables and realms no rule names are left alone; a
+# link going down (routes gone without a message) ends in a resync.
+# SIGTERM leaves the routes.
 # wait_until evaluates its code later: single quotes on purpose
 # shellcheck disable=SC2016
 . "$CLASSIFIER_SRC/tests/netns/lib.sh"
@@ -32,11 +33,26 @@ realm_classes
 # the IPv4 table on at any size, so every IPv4 lookup compares it
 cls table on
 write_realm_conf "$WORK/sync.conf"
+# routes through a nexthop object, classed by its device
+ip -n "$NS_S" link add nh0 type veth peer name nh1
+ip -n "$NS_S" link set nh0 up
+ip -n "$NS_S" link set nh1 up
+ip -n "$NS_S" nexthop add id 10 dev "$VS"
+ip -n "$NS_S" route add 10.55.0.0/16 nhid 10 table 102
+printf 'table 102 dev %s class 1:5\ntable 102 dev nh0 class 1:6\n' "$VS" >> "$WORK/sync.conf"
 start_sync config "$WORK/sync.conf"
-expect_realm_synced "start"
-expect_eq "status: routes" "$(status_of routes)" 600
+expect_eq "status: routes" "$(status_of routes)" 601
 expect_eq "route counts (v4 synced, v6 synced)" \
-	"$(cls -j status | jq -r '"\(.routes.v4.synced) \(.routes.v6.synced)"')" "400 200"
+	"$(cls -j status | jq -r '"\(.routes.v4.synced) \(.routes.v6.synced)"')" "401 200"
+
+# the nexthop object moves to another device: with nexthop_compat_mode
+# (the default) the kernel announces each route that uses it
+expect_lookup "route through nexthop 10" 10.55.0.1 "*via 10.55.0.0/16 class 1:5 name five synced*"
+expect_follow "nexthop object moved" 10.55.0.1 "*via 10.55.0.0/16 class 1:6 name web synced*" \
+	nexthop replace id 10 dev nh0
+expect_follow "route through nexthop 10 deleted" 10.55.0.1 "*via (no route)*" \
+	route del 10.55.0.0/16 table 102
+expect_realm_synced "start"
 
 expect_follow "add" 10.99.0.1 "*via 10.99.0.0/16 class 1:5 name five synced*" \
 	route add 10.99.0.0/16 via $GW4 table 100 realm 5
