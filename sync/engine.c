@@ -44,7 +44,6 @@ struct stream {
 	void *txn;
 	struct sync_route buf[SWAP_CHUNK];
 	size_t n;
-	size_t count; /* routes handed to the transaction */
 	struct cls_prefix group[GROUP_MAX];
 	size_t group_n;
 };
@@ -899,7 +898,6 @@ static int stream_flush(struct sync_engine *e)
 	int err = st->n ? e->a->swap_add(e->a->ctx, st->txn, st->buf, st->n)
 			: 0;
 
-	st->count += st->n;
 	st->n = 0;
 	return err;
 }
@@ -966,7 +964,8 @@ static int stream_end(struct sync_engine *e, struct apply_count *c)
 		e->a->swap_abort(e->a->ctx, st->txn);
 		sync_engine_error(e, err, "building the synced set");
 	} else {
-		c->set = st->count;
+		/* prefixes, not routes sent: a prefix may have gone twice */
+		c->set = e->prefixes[0] + e->prefixes[1];
 		err = swap_publish(e, st->txn, c);
 	}
 	free(st);

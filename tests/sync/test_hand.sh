@@ -33,6 +33,9 @@ ip -n "$NS_S" route replace 10.0.0.0/24 dev "$VS" table 100 realm 6
 sleep 0.3
 expect_lookup "kernel change under a hand route" 10.0.0.1 "*via 10.0.0.0/24 class 1:60 name six (ipv4*"
 expect_eq "the hand route" "$(cls route list hand)" "10.0.0.0/24 1:60"
+expect_eq "route list -j: sources of 10.0.0.0/24 and 10.0.1.0/24" \
+	"$(cls -j route list | jq -r '.[] | select(.prefix == "10.0.0.0/24" or .prefix == "10.0.1.0/24") | .source' | tr '\n' ' ')" \
+	"hand synced "
 # the hand route goes: the synced one comes back, in the kernel's class now
 cls route del 10.0.0.0/24
 wait_until 3 'cls lookup 10.0.0.1 | grep -q "class 1:6 name web synced"' ||
