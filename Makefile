@@ -132,6 +132,8 @@ $(PROG_BIN): $(PROG_SRCS) $(SKELS) $(wildcard tests/prog/*.h) \
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_SRCS) maps/mbt6.c -lbpf -lelf -lz \
 		-o $@
 
+include sync/sync.mk
+
 deps:
 	$(Q)./tests/deps.sh
 
@@ -185,6 +187,7 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory bench-smoke
 	$(Q)$(MAKE) --no-print-directory netns
 	$(Q)$(MAKE) --no-print-directory install-check
+	$(Q)$(MAKE) --no-print-directory sync-check
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory $(OUTPUT)/classifier

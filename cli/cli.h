@@ -53,7 +53,7 @@ struct cli_object {
 extern const struct cli_object cli_attach_obj, cli_detach_obj,
 	cli_status_obj, cli_upgrade_obj, cli_purge_obj, cli_class_obj,
 	cli_route_obj, cli_lookup_obj, cli_stats_obj, cli_table_obj,
-	cli_exporter_obj;
+	cli_exporter_obj, cli_sync_obj;
 
 /* Run one command line (OBJECT VERB ARGS...). */
 int cli_run(struct cli *c, int argc, char **argv);

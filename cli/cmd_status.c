@@ -39,6 +39,26 @@ static const char *build_of(const struct status *st,
 	return *id == st->build ? "current" : "other";
 }
 
+/* Why the sync daemon last read the kernel's tables whole. */
+static const char *resync_reason(__u32 r)
+{
+	static const char *const names[] = {
+		[CLS_RESYNC_NONE] = "none",
+		[CLS_RESYNC_START] = "start",
+		[CLS_RESYNC_OVERRUN] = "overrun",
+		[CLS_RESYNC_RULES] = "rules",
+		[CLS_RESYNC_LINK] = "link",
+		[CLS_RESYNC_ADDR] = "address",
+		[CLS_RESYNC_KERNEL] = "kernel",
+		[CLS_RESYNC_RETRY] = "retry",
+		[CLS_RESYNC_PERIODIC] = "periodic",
+		[CLS_RESYNC_HAND] = "hand",
+	};
+
+	return r < sizeof(names) / sizeof(names[0]) && names[r] ? names[r]
+								 : "unknown";
+}
+
 static void status_json(struct cli *c, const struct status *st,
 			struct json_writer *jw)
 {
@@ -78,7 +98,10 @@ static void status_json(struct cli *c, const struct status *st,
 	jw_uint_field(jw, "shadowed", sy->shadowed);
 	jw_uint_field(jw, "errors", sy->errors);
 	jw_uint_field(jw, "events", sy->events);
+	jw_uint_field(jw, "started", sy->started);
 	jw_uint_field(jw, "last_resync", sy->last_resync);
+	jw_string_field(jw, "last_resync_reason",
+			resync_reason(sy->last_reason));
 	jw_uint_field(jw, "lag_us", sy->lag_us);
 	jw_end_object(jw);
 	jw_name(jw, "attached");
@@ -140,8 +163,11 @@ static void status_text(struct cli *c, const struct status *st)
 	}
 	if (cls_sync_running(sy))
 		printf("sync     running (pid %u): %u routes, %u shadowed by "
-		       "hand routes, last resync %s, %u errors\n",
-		       sy->pid, sy->routes, sy->shadowed, when, sy->errors);
+		       "hand routes, last resync %s (%s), %u errors, "
+		       "lag %.1f ms\n",
+		       sy->pid, sy->routes, sy->shadowed, when,
+		       resync_reason(sy->last_reason), sy->errors,
+		       sy->lag_us / 1000.0);
 	else
 		printf("sync     not running\n");
 	if (!st->n)

@@ -30,7 +30,9 @@ MANPAGES := classifier.8 classifier-sync.8
 # source in deploy/ -> name under DOCDIR/examples
 EXAMPLES := default.classifier:default.classifier \
 	classifier.batch.example:classifier.batch \
-	routes.example:routes
+	routes.example:routes \
+	sync/sync.conf:sync.conf \
+	sync/bird-classes.conf:bird-classes.conf
 EXAMPLE_NAMES := $(foreach e,$(EXAMPLES),$(word 2,$(subst :, ,$(e))))
 
 .PHONY: install uninstall install-check deb deb-check

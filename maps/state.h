@@ -87,7 +87,13 @@ enum cls_resync_reason {
 	CLS_RESYNC_NONE = 0,
 	CLS_RESYNC_START,
 	CLS_RESYNC_OVERRUN,
-	CLS_RESYNC_RULES,
+	CLS_RESYNC_RULES,    /* SIGHUP, or the classes the rules name changed */
+	CLS_RESYNC_LINK,     /* a link went down, away, or was renamed */
+	CLS_RESYNC_ADDR,     /* an IPv4 address went away */
+	CLS_RESYNC_KERNEL,   /* a notification that did not say which route */
+	CLS_RESYNC_RETRY,    /* after a failed dump, lock or change */
+	CLS_RESYNC_PERIODIC, /* the configured interval (`resync`) */
+	CLS_RESYNC_HAND,     /* synced routes changed by a hand command */
 };
 
 struct cls_sync_status {

@@ -76,6 +76,13 @@ static const struct cli_case cases[] = {
 	{ "lookup 10.0.0.300", "10.0.0.300" },
 	{ "lookup 10.0.0.0/8", "10.0.0.0/8" },
 	{ "status now", "takes no arguments" },
+	{ "sync", "command line: no rules" },
+	{ "sync config", "config needs a FILE" },
+	{ "sync tabel 100 class web", "command line: unknown word \"tabel\"" },
+	{ "sync table 100 realm 5", "rule has no action" },
+	{ "sync table 100 class 1:2:3", "not a classid (1:10) or a class name" },
+	{ "sync resync 1s table 100 class web", "resync \"1s\": an interval" },
+	{ "sync table 100 class web", "nothing set up under" },
 };
 
 static char tmpdir[] = "/tmp/cls-cli-test.XXXXXX";
@@ -183,7 +190,7 @@ static void test_help_succeeds_quietly(void **state)
 	static const char *const helps[] = {
 		"route help",	  "class help",	   "stats help",
 		"attach help",	  "route add help", "exporter help",
-		"stats watch help",
+		"stats watch help", "sync help",
 	};
 	char err[1024];
 	struct cli c;
