@@ -43,7 +43,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps check demo clean unit prog netns verifier-stats bench \
+.PHONY: all deps check demo clean unit prog netns prev verifier-stats bench \
 	bench-quick bench-smoke kernel-check format
 
 BPF_SRCS := $(wildcard xdp_tc/*.bpf.c)
@@ -65,7 +65,11 @@ PROG_SRCS := $(wildcard tests/prog/*.c)
 PROG_BIN := $(OUTPUT)/tests/prog_test_run
 
 all: $(OUTPUT)/classifier $(UNIT_BINS) $(PROG_BIN) $(OUTPUT)/tests/tcnl_test \
-	$(OUTPUT)/tests/table_agree
+	$(OUTPUT)/tests/table_agree $(OUTPUT)/tests/table6_agree \
+	$(OUTPUT)/tests/check_state
+
+# After `all`, which stays the default goal; defines METRICS_OBJS.
+include metrics/metrics.mk
 
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
@@ -90,9 +94,9 @@ $(OUTPUT)/%.o: %.c $(USER_HDRS) maps/classifier_abi.h
 # Only the loader embeds the BPF object.
 $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard loader/*.c)): $(SKELS)
 
-$(OUTPUT)/classifier: $(CLI_OBJS) $(LIB_OBJS)
+$(OUTPUT)/classifier: $(CLI_OBJS) $(LIB_OBJS) $(METRICS_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(METRICS_LDLIBS) -o $@
 
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(UTIL_OBJS) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -104,24 +108,48 @@ $(OUTPUT)/tests/test_dir24: tests/unit/test_dir24.c $(OUTPUT)/maps/dir24.o \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ -lcmocka -o $@
 
+# So is the IPv6 table.
+$(OUTPUT)/tests/test_mbt6: tests/unit/test_mbt6.c $(OUTPUT)/maps/mbt6.o \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ -lcmocka -o $@
+
 # The CLI's error handling: the commands without main(), and the library.
 $(OUTPUT)/tests/test_cli: tests/unit/test_cli.c \
 		$(filter-out $(OUTPUT)/cli/main.o,$(CLI_OBJS)) $(LIB_OBJS) \
-		| $(OUTPUT)/tests
+		$(METRICS_OBJS) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) $(METRICS_LDLIBS) \
+		-lcmocka -o $@
 
 # Table, trie and program agree, through the real maps library (root).
-$(OUTPUT)/tests/table_agree: tests/agree/table_agree.c $(LIB_OBJS) $(SKELS) \
+$(OUTPUT)/tests/table_agree: tests/agree/table_agree.c tests/agree/agree.c \
+		tests/agree/agree.h $(LIB_OBJS) $(SKELS) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< tests/agree/agree.c $(LIB_OBJS) \
+		$(LDLIBS) -o $@
+
+# The same for the IPv6 table.
+$(OUTPUT)/tests/table6_agree: tests/agree/table6_agree.c tests/agree/agree.c \
+		tests/agree/agree.h $(LIB_OBJS) $(SKELS) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< tests/agree/agree.c $(LIB_OBJS) \
+		$(LDLIBS) -o $@
+
+# Is the pinned state whole after a crash and the next command?
+$(OUTPUT)/tests/check_state: tests/crash/check_state.c $(LIB_OBJS) $(SKELS) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
 
-# The data-path tests need only the skeleton and libbpf.
+# The data-path tests need the skeleton, libbpf and the IPv6 table painter.
 $(PROG_BIN): $(PROG_SRCS) $(SKELS) $(wildcard tests/prog/*.h) \
-		maps/classifier_abi.h | $(OUTPUT)/tests
+		maps/classifier_abi.h maps/mbt6.c maps/mbt6.h | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_SRCS) -lbpf -lelf -lz -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_SRCS) maps/mbt6.c -lbpf -lelf -lz \
+		-o $@
+
+include sync/sync.mk
 
 deps:
 	$(Q)./tests/deps.sh
@@ -130,15 +158,42 @@ unit: $(UNIT_BINS) $(OUTPUT)/tests/tcnl_test
 	$(Q)set -e; for t in $(UNIT_BINS); do $$t; done
 	$(Q)$(OUTPUT)/tests/tcnl_test
 
-prog: $(PROG_BIN) $(OUTPUT)/tests/table_agree
+prog: $(PROG_BIN) $(OUTPUT)/tests/table_agree $(OUTPUT)/tests/table6_agree
 	$(Q)$(PROG_BIN)
 	$(Q)$(OUTPUT)/tests/table_agree
+	$(Q)$(OUTPUT)/tests/table6_agree
 
 verifier-stats: $(PROG_BIN)
 	$(Q)$(PROG_BIN) --verifier-stats
 
-netns: $(OUTPUT)/classifier
-	$(Q)./tests/netns/run.sh $(OUTPUT)/classifier
+# The same command with its crash points armed ($$CLS_FAULT_STEP, see
+# maps/internal.h): the crash tests kill it at every step of a change.
+FAULT := $(OUTPUT)/fault
+FAULT_OBJS := $(patsubst $(OUTPUT)/%,$(FAULT)/%,$(CLI_OBJS) $(LIB_OBJS))
+
+$(FAULT)/%.o: %.c $(USER_HDRS) maps/classifier_abi.h | $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DCLS_FAULT_INJECT -c $< -o $@
+
+$(FAULT)/classifier: $(FAULT_OBJS) $(METRICS_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(METRICS_LDLIBS) -o $@
+
+# The last commit with pinned layout 3: the upgrade test starts from it.
+PREV_LAYOUT_COMMIT := 93f17df3d8018df356f439d9e8077783d0443904
+PREV := $(OUTPUT)/prev/build/classifier
+
+prev:
+	$(call msg,BUILD,$(PREV) from $(PREV_LAYOUT_COMMIT))
+	$(Q)./tests/upgrade/build_prev.sh $(PREV_LAYOUT_COMMIT) $(OUTPUT)/prev
+
+netns: $(OUTPUT)/classifier $(FAULT)/classifier $(OUTPUT)/tests/check_state \
+		prev
+	$(Q)CLASSIFIER_FAULT=$(abspath $(FAULT)/classifier) \
+		CHECK_STATE=$(abspath $(OUTPUT)/tests/check_state) \
+		CLASSIFIER_PREV=$(abspath $(PREV)) \
+		./tests/netns/run.sh $(OUTPUT)/classifier
 
 # The README's test command: installs what is missing, then every layer.
 check: deps
@@ -149,6 +204,8 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory fuzz-smoke
 	$(Q)$(MAKE) --no-print-directory bench-smoke
 	$(Q)$(MAKE) --no-print-directory netns
+	$(Q)$(MAKE) --no-print-directory install-check
+	$(Q)$(MAKE) --no-print-directory sync-check
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory $(OUTPUT)/classifier
@@ -183,4 +240,5 @@ $(OUTPUT)/tests/tcnl_test: tests/tcnl/tcnl_test.c loader/tc_netlink.c \
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) tests/tcnl/tcnl_test.c \
 		loader/tc_netlink.c $(UTIL_OBJS) -lmnl -lbpf -o $@
 
+include deploy/install.mk
 include tests/fuzz/fuzz.mk

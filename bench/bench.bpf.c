@@ -15,6 +15,10 @@
 #include "xdp_tc/maps.bpf.h"
 #include "xdp_tc/parse.h"
 #include "xdp_tc/lookup.h"
+#include "xdp_tc/lookup6.h"
+#include "xdp_tc/count.h"
+#include "xdp_tc/action.h"
+#include "bench/poptrie6.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -82,7 +86,7 @@ static __always_inline int bench_dst(struct __sk_buff *skb, struct cls_pkt *pkt,
 
 /*
  * The route lookup alone: outer slot, then the trie, as cls_egress does
- * (with the DIR-24-8 table off, the mode progbench runs it in).
+ * (with the DIR-24-8 table off, as progbench runs it; generation 0).
  */
 SEC("tc")
 int bench_bare_lookup(struct __sk_buff *skb)
@@ -96,13 +100,14 @@ int bench_bare_lookup(struct __sk_buff *skb)
 		__builtin_memcpy(pkt.addr, dst, 4);
 	else
 		__builtin_memcpy(pkt.addr, dst, 16);
-	skb->priority = cls_lookup_trie(&pkt);
+	skb->priority = cls_lookup_trie(&pkt, 0);
 	return BENCH_TC_UNSPEC;
 }
 
 /*
- * One read of the IPv4 table's first level for the destination, and
- * nothing else: the memory access no DIR-24-8 lookup can do without.
+ * One read of the IPv4 table's first level for the destination (through
+ * generation 0's slot), and nothing else: the memory access no DIR-24-8
+ * lookup can do without.
  * Spread over many destinations, it says how much of the table's cost is
  * that access (the machine's memory) and how much the rest of cls_egress.
  */
@@ -110,13 +115,16 @@ SEC("tc")
 int bench_table_read(struct __sk_buff *skb)
 {
 	struct cls_pkt pkt = {};
-	__u32 addr, e = 0;
+	__u32 addr, e = 0, gen = 0;
+	void *table;
 	__u8 *dst;
 
-	if (bench_dst(skb, &pkt, &dst) || pkt.family != CLS_FAMILY_V4)
+	table = bpf_map_lookup_elem(&table_v4, &gen);
+	if (!table || bench_dst(skb, &pkt, &dst) ||
+	    pkt.family != CLS_FAMILY_V4)
 		return BENCH_TC_UNSPEC;
 	__builtin_memcpy(&addr, dst, 4);
-	cls_dir24_entry(bpf_ntohl(addr) >> 8, &e);
+	cls_dir24_entry(table, bpf_ntohl(addr) >> 8, &e);
 	skb->priority = e;
 	return BENCH_TC_UNSPEC;
 }
@@ -131,7 +139,7 @@ int bench_table_lookup(struct __sk_buff *skb)
 	if (bench_dst(skb, &pkt, &dst) || pkt.family != CLS_FAMILY_V4)
 		return BENCH_TC_UNSPEC;
 	__builtin_memcpy(pkt.addr, dst, 4);
-	skb->priority = cls_lookup_dir24(&pkt);
+	skb->priority = cls_lookup_dir24(&pkt, 0);
 	return BENCH_TC_UNSPEC;
 }
 
@@ -156,5 +164,352 @@ int bench_spread(struct __sk_buff *skb)
 		__builtin_memcpy(dst, a->addr, 16);
 	bpf_tail_call(skb, &bench_jmp, 0);
 	bench_tail_fail++;
+	return BENCH_TC_UNSPEC;
+}
+
+/* --- the IPv6 table (issue 14) ---------------------------------------- */
+
+/*
+ * The shape the data path will have: the table is the inner map of a
+ * two-slot ARRAY_OF_MAPS, the slot a generation number read from config
+ * once per packet (config.gen), and a
+ * BPF_F_INNER_MAP array so tables of any size fit one outer map.  The
+ * container has 8-byte values; two more outer maps hold the same table
+ * in 32-byte values (a RANGE or TINY node an element) and 4 MiB values
+ * (the most an array value may be), to measure what the value size costs.
+ */
+#define BENCH_TABLE6_OUTER(name, inner)                                        \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);                      \
+		__uint(max_entries, 2);                                        \
+		__type(key, __u32);                                            \
+		__array(values, struct inner);                                 \
+	} name SEC(".maps")
+
+#define BENCH_TABLE6_INNER(name, bytes)                                        \
+	struct name {                                                          \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                              \
+		__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);           \
+		__uint(max_entries, 1);                                        \
+		__uint(key_size, sizeof(__u32));                               \
+		__uint(value_size, bytes);                                     \
+	}
+
+#define BENCH_V6_PER_32 8	  /* entries in a 32-byte value */
+#define BENCH_V6_PER_4M (1U << 20) /* in a 4 MiB one */
+
+BENCH_TABLE6_INNER(bench_table6_inner, 8);
+BENCH_TABLE6_INNER(bench_table6_inner32, 4 * BENCH_V6_PER_32);
+BENCH_TABLE6_INNER(bench_table6_inner4m, 4 * BENCH_V6_PER_4M);
+BENCH_TABLE6_OUTER(bench_table6, bench_table6_inner);
+BENCH_TABLE6_OUTER(bench_table6_32, bench_table6_inner32);
+BENCH_TABLE6_OUTER(bench_table6_4m, bench_table6_inner4m);
+/* The Poptrie candidate (bench/poptrie6.h), 8-byte values. */
+BENCH_TABLE6_OUTER(bench_pop6, bench_table6_inner);
+
+static __always_inline void *bench_table6_of(void *outer,
+					     const struct cls_config *cfg)
+{
+	__u32 gen = cfg ? cfg->gen & 1 : 0;
+
+	return bpf_map_lookup_elem(outer, &gen);
+}
+
+/* As classifier.bpf.c's cls_linearize. */
+static __always_inline void bench_linearize(struct __sk_buff *skb)
+{
+	__u32 linear = skb->data_end - skb->data;
+
+	if (linear < 64 && skb->len > linear)
+		bpf_skb_pull_data(skb, skb->len < 64 ? skb->len : 64);
+}
+
+/*
+ * The IPv4 DIR-24-8 table moved into the same container (an inner map of
+ * 8-byte values), for comparison: cls_lookup_dir24 with each read a
+ * helper call.
+ */
+BENCH_TABLE6_OUTER(bench_dir24_in, bench_table6_inner);
+
+/* The 8-byte element of table t holding entry idx (a __u32 view). */
+static __always_inline __u32 *bench_elem8(void *t, __u32 idx)
+{
+	__u32 elem = idx / 2;
+
+	return bpf_map_lookup_elem(t, &elem);
+}
+
+static __always_inline int bench_dir24_entry(void *t, __u32 idx, __u32 *e)
+{
+	__u32 *pair = bench_elem8(t, idx);
+
+	if (!pair)
+		return -1;
+	*e = pair[idx % 2];
+	return 0;
+}
+
+static __always_inline int bench_dir24_lookup(void *t, const __u8 addr[4])
+{
+	__u32 a, group, e;
+
+	__builtin_memcpy(&a, addr, 4);
+	a = bpf_ntohl(a);
+	if (bench_dir24_entry(t, a >> 8, &e) || e == CLS_DIR24_ASK_TRIE)
+		return -1;
+	if (e & CLS_DIR24_GROUP_BIT) {
+		group = e & ~CLS_DIR24_GROUP_BIT;
+		if (group >= CLS_DIR24_MAX_GROUPS ||
+		    bench_dir24_entry(t, CLS_DIR24_L1_ENTRIES +
+					       group * CLS_DIR24_GROUP_SIZE +
+					       (a & 0xff),
+				      &e))
+			return -1;
+	}
+	return cls_valid_class(e & CLS_DIR24_CLASS_MASK);
+}
+
+/*
+ * cls_egress with a table in an inner map in front of the trie: parse,
+ * config, table (the trie where it says so), counters, class, action.
+ * The table is the IPv6 one (its values per entries each), or with v4 the
+ * IPv4 DIR-24-8 table moved into the same kind of map.
+ */
+static __always_inline int bench_egress(struct __sk_buff *skb, void *outer,
+					__u32 per, bool v4)
+{
+	struct cls_pkt pkt = {};
+	struct cls_config *cfg;
+	struct cls_class *cls;
+	void *data, *data_end, *table;
+	__u32 zero = 0, idx;
+	int r = -1;
+
+	bench_linearize(skb);
+	asm volatile("" ::: "memory");
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
+	if (cls_parse(skb, data, data_end, skb->len, &pkt, false, true)) {
+		cls_count_reason(pkt.reason, skb->len);
+		return TC_ACT_UNSPEC;
+	}
+	cfg = bpf_map_lookup_elem(&config, &zero);
+	if (pkt.family == (v4 ? CLS_FAMILY_V4 : CLS_FAMILY_V6)) {
+		table = bench_table6_of(outer, cfg);
+		if (table)
+			r = v4 ? bench_dir24_lookup(table, pkt.addr) :
+				 cls_v6table_walk(table, pkt.addr, per);
+	}
+	if (r < 0)
+		r = v4 ? cls_lookup_trie(&pkt, cfg ? cfg->gen & 1 : 0) :
+			 cls_lookup_class(&pkt, cfg);
+	if (r < 0) {
+		cls_count_reason(CLS_R_NO_TABLE, skb->len);
+		r = CLS_DEFAULT_CLASS;
+	}
+	idx = r;
+	cls_count_class(cfg, CLS_STATS_EGRESS_BASE + idx, skb->len);
+	cls = bpf_map_lookup_elem(&classes, &idx);
+	return cls_apply_skb(skb, cls, &pkt);
+}
+
+SEC("tc")
+int bench_table6_egress8(struct __sk_buff *skb)
+{
+	return bench_egress(skb, &bench_table6, MBT6_PER_ELEM, false);
+}
+
+SEC("tc")
+int bench_table6_egress32(struct __sk_buff *skb)
+{
+	return bench_egress(skb, &bench_table6_32, BENCH_V6_PER_32, false);
+}
+
+SEC("tc")
+int bench_table6_egress4m(struct __sk_buff *skb)
+{
+	return bench_egress(skb, &bench_table6_4m, BENCH_V6_PER_4M, false);
+}
+
+/* cls_egress with the IPv4 table read through the container. */
+SEC("tc")
+int bench_dir24_in_egress(struct __sk_buff *skb)
+{
+	return bench_egress(skb, &bench_dir24_in, CLS_DIR24_PER_ELEM, true);
+}
+
+/* The IPv6 destination, on the stack as cls_parse leaves it. */
+static __always_inline int bench_dst6(struct __sk_buff *skb,
+				      struct cls_pkt *pkt)
+{
+	__u8 *dst;
+
+	if (bench_dst(skb, pkt, &dst) || pkt->family != CLS_FAMILY_V6)
+		return -1;
+	__builtin_memcpy(pkt->addr, dst, 16);
+	return 0;
+}
+
+/* The IPv6 table lookup alone. */
+static __always_inline int bench_table6_lookup(struct __sk_buff *skb,
+					       void *outer, __u32 per)
+{
+	struct cls_pkt pkt = {};
+	struct cls_config *cfg;
+	__u32 zero = 0;
+	void *table;
+
+	if (bench_dst6(skb, &pkt))
+		return BENCH_TC_UNSPEC;
+	cfg = bpf_map_lookup_elem(&config, &zero);
+	table = bench_table6_of(outer, cfg);
+	if (!table)
+		return BENCH_TC_UNSPEC;
+	skb->priority = cls_v6table_walk(table, pkt.addr, per);
+	return BENCH_TC_UNSPEC;
+}
+
+SEC("tc")
+int bench_table6_lookup8(struct __sk_buff *skb)
+{
+	return bench_table6_lookup(skb, &bench_table6, MBT6_PER_ELEM);
+}
+
+SEC("tc")
+int bench_table6_lookup32(struct __sk_buff *skb)
+{
+	return bench_table6_lookup(skb, &bench_table6_32, BENCH_V6_PER_32);
+}
+
+SEC("tc")
+int bench_table6_lookup4m(struct __sk_buff *skb)
+{
+	return bench_table6_lookup(skb, &bench_table6_4m, BENCH_V6_PER_4M);
+}
+
+/* The same walk with bpf_loop() instead of a bounded loop. */
+struct bench_walk6 {
+	struct cls_v6table_cur c;
+	__u64 hi, lo;
+	__u32 e;
+	int r;
+};
+
+static long bench_walk6_step(__u32 i, void *data)
+{
+	struct bench_walk6 *w = data;
+
+	if (!(w->e & MBT6_CHILD)) {
+		w->r = w->e & MBT6_CLASS_MASK;
+		return 1;
+	}
+	if (w->e == MBT6_ASK_TRIE || i >= MBT6_MAX_DEPTH)
+		return 1;
+	w->e = cls_v6table_step(&w->c, w->e,
+				cls_v6table_slot(w->hi, w->lo, i + 1),
+				MBT6_PER_ELEM);
+	return 0;
+}
+
+SEC("tc")
+int bench_table6_lookup_bpf_loop(struct __sk_buff *skb)
+{
+	struct bench_walk6 w = { .r = -1 };
+	struct cls_pkt pkt = {};
+	struct cls_config *cfg;
+	__u32 zero = 0, *p;
+
+	if (bench_dst6(skb, &pkt))
+		return BENCH_TC_UNSPEC;
+	cfg = bpf_map_lookup_elem(&config, &zero);
+	w.c.table = bench_table6_of(&bench_table6, cfg);
+	if (!w.c.table)
+		return BENCH_TC_UNSPEC;
+	__builtin_memcpy(&w.hi, pkt.addr, 8);
+	__builtin_memcpy(&w.lo, pkt.addr + 8, 8);
+	w.hi = bpf_be64_to_cpu(w.hi);
+	w.lo = bpf_be64_to_cpu(w.lo);
+	p = cls_v6table_at(&w.c, w.hi >> 48, MBT6_PER_ELEM);
+	if (!p)
+		return BENCH_TC_UNSPEC;
+	w.e = p[(w.hi >> 48) % MBT6_PER_ELEM];
+	bpf_loop(MBT6_MAX_DEPTH + 1, bench_walk6_step, &w, 0);
+	skb->priority = w.r;
+	return BENCH_TC_UNSPEC;
+}
+
+/* BPF has no popcount instruction. */
+static __always_inline __u64 bench_popcount(__u64 x)
+{
+	x = x - ((x >> 1) & 0x5555555555555555ULL);
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (x * 0x0101010101010101ULL) >> 56;
+}
+
+/* The Poptrie lookup: per level the vector and bases, at the end a leaf. */
+static __always_inline int bench_pop6_walk(void *t, __u64 hi, __u64 lo)
+{
+	__u32 e, node, base, off, c, *p;
+	__u64 vec, below, leafvec;
+	int lvl;
+
+	p = bench_elem8(t, hi >> 48);
+	if (!p)
+		return -1;
+	e = p[(hi >> 48) % 2];
+	if (!(e & POP6_NODE))
+		return e & MBT6_CLASS_MASK;
+	node = e & ~POP6_NODE;
+	for (lvl = 0; lvl < POP6_LEVELS; lvl++) {
+		off = 16 + POP6_STRIDE * lvl;
+		c = (off <= 58 ? hi >> (58 - off) :
+		     off <= 122 ? lo >> (122 - off) : lo << (off - 122)) & 63;
+		base = POP6_NODES + node * POP6_NODE_ENTRIES;
+		p = bench_elem8(t, base);
+		if (!p)
+			return -1;
+		vec = *(__u64 *)p;
+		below = c == 63 ? ~0ULL : (2ULL << c) - 1;
+		p = bench_elem8(t, base + 4);
+		if (!p)
+			return -1;
+		if (vec >> c & 1) {
+			node = p[0] + bench_popcount(vec & below) - 1;
+			continue;
+		}
+		off = p[1];
+		p = bench_elem8(t, base + 2);
+		if (!p)
+			return -1;
+		leafvec = *(__u64 *)p;
+		off += bench_popcount(leafvec & below) - 1;
+		p = bench_elem8(t, off);
+		if (!p)
+			return -1;
+		return p[off % 2] & MBT6_CLASS_MASK;
+	}
+	return -1;
+}
+
+SEC("tc")
+int bench_pop6_lookup(struct __sk_buff *skb)
+{
+	struct cls_pkt pkt = {};
+	struct cls_config *cfg;
+	__u32 zero = 0;
+	__u64 hi, lo;
+	void *t;
+
+	if (bench_dst6(skb, &pkt))
+		return BENCH_TC_UNSPEC;
+	cfg = bpf_map_lookup_elem(&config, &zero);
+	t = bench_table6_of(&bench_pop6, cfg);
+	if (!t)
+		return BENCH_TC_UNSPEC;
+	__builtin_memcpy(&hi, pkt.addr, 8);
+	__builtin_memcpy(&lo, pkt.addr + 8, 8);
+	skb->priority = bench_pop6_walk(t, bpf_be64_to_cpu(hi),
+					bpf_be64_to_cpu(lo));
 	return BENCH_TC_UNSPEC;
 }

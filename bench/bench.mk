@@ -17,13 +17,15 @@ B := $(OUTPUT)/bench
 
 .DELETE_ON_ERROR:
 .PHONY: all
-all: $(B)/progbench $(B)/prefixgen $(B)/blast $(B)/routebench $(B)/memlat
+all: $(B)/progbench $(B)/prefixgen $(B)/blast $(B)/routebench $(B)/memlat \
+	$(B)/metricsbench
 
 $(B):
 	@mkdir -p $@
 
 $(B)/bench.bpf.o: bench/bench.bpf.c $(wildcard xdp_tc/*.h) \
-		maps/classifier_abi.h $(OUTPUT)/vmlinux.h | $(B)
+		maps/classifier_abi.h bench/poptrie6.h \
+		$(OUTPUT)/vmlinux.h | $(B)
 	@printf '  %-8s %s\n' BPF $@
 	@$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -31,16 +33,19 @@ $(B)/bench.skel.h: $(B)/bench.bpf.o
 	@printf '  %-8s %s\n' GEN-SKEL $@
 	@$(BPFTOOL) gen skeleton $< name bench_bpf > $@
 
-# progbench paints the DIR-24-8 table with the project's own painter.
-$(B)/progbench: bench/progbench.c bench/gen.c bench/gen.h $(B)/bench.skel.h \
-		$(OUTPUT)/classifier.skel.h maps/dir24.c maps/dir24.h | $(B)
+# progbench fills the DIR-24-8 and IPv6 tables with the project's own code.
+PROGBENCH_SRCS := bench/progbench.c bench/table6.c bench/gen.c bench/gen6.c \
+	bench/poptrie6.c maps/dir24.c maps/mbt6.c
+$(B)/progbench: $(PROGBENCH_SRCS) bench/gen.h bench/progbench.h \
+		bench/poptrie6.h maps/dir24.h maps/mbt6.h \
+		$(B)/bench.skel.h $(OUTPUT)/classifier.skel.h | $(B)
 	@printf '  %-8s %s\n' LINK $@
-	@$(CC) $(CPPFLAGS) -I$(B) $(CFLAGS) bench/progbench.c bench/gen.c \
-		maps/dir24.c -lbpf -lelf -lz -o $@
+	@$(CC) $(CPPFLAGS) -I$(B) $(CFLAGS) $(PROGBENCH_SRCS) -lbpf -lelf -lz \
+		-lm -o $@
 
-$(B)/prefixgen: bench/prefixgen.c bench/gen.c bench/gen.h | $(B)
+$(B)/prefixgen: bench/prefixgen.c bench/gen.c bench/gen6.c bench/gen.h | $(B)
 	@printf '  %-8s %s\n' LINK $@
-	@$(CC) $(CPPFLAGS) $(CFLAGS) bench/prefixgen.c bench/gen.c -o $@
+	@$(CC) $(CPPFLAGS) $(CFLAGS) bench/prefixgen.c bench/gen.c bench/gen6.c -lm -o $@
 
 $(B)/memlat: bench/memlat.c | $(B)
 	@printf '  %-8s %s\n' LINK $@
@@ -57,3 +62,12 @@ $(B)/routebench: bench/routebench.c $(LIB_OBJS) | $(B)
 	@printf '  %-8s %s\n' LINK $@
 	@$(CC) $(CPPFLAGS) $(CFLAGS) bench/routebench.c $(LIB_OBJS) \
 		-lbpf -lelf -lz -lmnl -o $@
+
+# The metrics read, as the CLI's objects do it (bench/metrics.sh runs it).
+METRICS_BENCH_OBJS := $(patsubst %,$(OUTPUT)/metrics/%.o,collect prom snapshot)
+
+$(B)/metricsbench: bench/metricsbench.c $(LIB_OBJS) $(METRICS_BENCH_OBJS) \
+		| $(B)
+	@printf '  %-8s %s\n' LINK $@
+	@$(CC) $(CPPFLAGS) $(CFLAGS) bench/metricsbench.c $(LIB_OBJS) \
+		$(METRICS_BENCH_OBJS) -lbpf -lelf -lz -lmnl -o $@

@@ -31,6 +31,13 @@ struct gen_table {
  * 240.0.0.0/4 is a guaranteed miss; IPv6 stays in 2000::/4, fc00::/7 misses.
  */
 int gen_table(struct gen_table *t, int v6, size_t n, uint64_t seed);
+/*
+ * n unique IPv6 prefixes shaped like a global table (bench/gen6.c says
+ * how and why): registry allocations /19-/32 in the RIRs' pools of
+ * 2000::/3, most prefixes /29-/48, a few percent /56 and /64, a tail to
+ * /128, nested prefixes common.
+ */
+int gen_table6(struct gen_table *t, size_t n, uint64_t seed);
 void gen_free(struct gen_table *t);
 
 /* An address inside prefix i, host bits drawn from the seed. */

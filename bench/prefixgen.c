@@ -9,6 +9,8 @@
  *   prefixgen groups N SEED          DIR-24-8 groups the IPv4 set needs
  *   prefixgen nft    N SEED           nft -f: interval map + postrouting rule
  *   prefixgen dests  [v6] N SEED K    K destinations inside the prefixes
+ *   prefixgen shape  [v6] N SEED      prefixes per length, nesting
+ * v6real instead of v6: the IPv6 table shaped like a global one (gen6.c).
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -81,6 +83,44 @@ static int write_nft(const struct gen_table *t)
 	return 0;
 }
 
+/*
+ * Prefixes per length, and how many lie inside a shorter one of the table
+ * (t->p is in address order: the covering prefixes precede, on a stack).
+ */
+static void shape(const struct gen_table *t)
+{
+	unsigned int bytes = t->v6 ? 16 : 4, depth = 0, i, k;
+	size_t per_len[129] = { 0 }, nested = 0, j;
+	const struct gen_prefix *open[129];
+
+	for (j = 0; j < t->n; j++) {
+		const struct gen_prefix *p = &t->p[j];
+
+		while (depth) {
+			const struct gen_prefix *o = open[depth - 1];
+
+			for (k = 0; k < bytes && 8 * (k + 1) <= o->len; k++)
+				if (o->addr[k] != p->addr[k])
+					break;
+			i = o->len - 8 * k;
+			if (8 * k >= o->len ||
+			    (k < bytes && i < 8 &&
+			     !((o->addr[k] ^ p->addr[k]) & (0xff << (8 - i)))))
+				break;
+			depth--;
+		}
+		nested += depth > 0;
+		open[depth++] = p;
+		per_len[p->len]++;
+	}
+	printf("{\"part\":\"shape\",\"n\":%zu,\"nested\":%zu,\"lengths\":{",
+	       t->n, nested);
+	for (i = 0, k = 0; i <= 8 * bytes; i++)
+		if (per_len[i])
+			printf("%s\"%u\":%zu", k++ ? "," : "", i, per_len[i]);
+	printf("}}\n");
+}
+
 int main(int argc, char **argv)
 {
 	char buf[INET6_ADDRSTRLEN];
@@ -94,7 +134,7 @@ int main(int argc, char **argv)
 	if (argc < 4)
 		goto usage;
 	kind = argv[1];
-	if (!strcmp(argv[2], "v6")) {
+	if (!strcmp(argv[2], "v6") || !strcmp(argv[2], "v6real")) {
 		v6 = 1;
 		a = 3;
 	}
@@ -102,7 +142,8 @@ int main(int argc, char **argv)
 		goto usage;
 	n = strtoull(argv[a], NULL, 0);
 	seed = strtoull(argv[a + 1], NULL, 0);
-	if (gen_table(&t, v6, n, seed))
+	if (!strcmp(argv[2], "v6real") ? gen_table6(&t, n, seed) :
+					     gen_table(&t, v6, n, seed))
 		return 1;
 	if (!strcmp(kind, "byclass")) {
 		qsort(t.p, t.n, sizeof(*t.p), cmp_class);
@@ -138,6 +179,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(kind, "nft") && !v6) {
 		if (write_nft(&t))
 			return 1;
+	} else if (!strcmp(kind, "shape")) {
+		shape(&t);
 	} else if (!strcmp(kind, "dests") && argc > a + 2) {
 		k = strtoull(argv[a + 2], NULL, 0);
 		d = calloc(k ? k : 1, 16);
@@ -154,8 +197,8 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr,
-		"usage: prefixgen { routes | byclass | batch | dests } [v6] N "
-		"SEED [K]\n       prefixgen u32 N SEED DEV\n"
+		"usage: prefixgen { routes | byclass | batch | dests | shape } "
+		"[v6 | v6real] N SEED [K]\n       prefixgen u32 N SEED DEV\n"
 		"       prefixgen { nft | groups } N SEED\n");
 	return 2;
 }

@@ -3,9 +3,10 @@
  * Program cost under BPF_PROG_TEST_RUN: the real cls_egress against an
  * empty program and the bare route lookup, IPv4 and IPv6, for tables of
  * several sizes, rounds interleaved.  With --table: IPv4 only, cls_egress
- * with config.lookup_mode TRIE against DIR24, the table painted by
- * maps/dir24.c over the mmap of the skeleton's own dir24 map.  Prints one
- * JSON object per line; bench/report.py turns them into tables.
+ * with the IPv4 table out of and in the generation's slot, the table
+ * painted by maps/dir24.c over the mmap of an inner map made as
+ * maps/table.c makes it.  With --table6: the IPv6 table (table6.c).
+ * Prints one JSON object per line; bench/report.py turns them into tables.
  */
 #include <errno.h>
 #include <sched.h>
@@ -24,20 +25,7 @@
 #include "classifier.skel.h"
 #include "bench.skel.h"
 #include "bench/gen.h"
-
-#define SPREAD	  65536
-#define SPREAD_1M (1U << 20) /* BENCH_ADDRS in bench.bpf.c */
-#define MAX_SIZES 8
-
-struct opts {
-	size_t sizes[MAX_SIZES];
-	int nsizes;
-	int rounds;
-	__u32 repeat;
-	__u64 seed;
-	int table;    /* --table */
-	__u32 groups; /* --groups: 0 = what the largest set needs */
-};
+#include "bench/progbench.h"
 
 struct table {
 	size_t n;
@@ -47,17 +35,7 @@ struct table {
 	double fill_ns[2]; /* one bpf_map_update_elem per prefix */
 };
 
-struct ctx {
-	struct classifier_bpf *cls;
-	struct bench_bpf *bench;
-	int cpu;
-	__u32 dir24_groups; /* 0: the table stays off */
-	struct dir24 d;
-	void *dir24_mem;
-	size_t dir24_len;
-};
-
-static double now_ns(void)
+double now_ns(void)
 {
 	struct timespec ts;
 
@@ -82,7 +60,7 @@ static int pin_cpu(void)
 	return cpu;
 }
 
-static int new_trie(int v6)
+int new_trie(int v6)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_NO_PREALLOC);
 
@@ -138,7 +116,7 @@ static int fill(struct table *tb, int v6, const struct gen_table *g)
 #define FILL_CHUNK 8192 /* as maps/routes.c's cls_trie_fill */
 
 /* The same prefixes into a throwaway trie, FILL_CHUNK per syscall. */
-static int fill_batch(int v6, const struct gen_table *g, double *ns,
+int fill_batch(int v6, const struct gen_table *g, double *ns,
 		      int *keep)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, o, .elem_flags = BPF_ANY);
@@ -217,7 +195,7 @@ static int build_table(struct table *tb, size_t n, __u64 seed)
 }
 
 /* Ethernet + IPv4/IPv6 + UDP, 64 bytes of frame for IPv4. */
-static size_t mk_pkt(__u8 *buf, int v6, const uint8_t dst[16])
+size_t mk_pkt(__u8 *buf, int v6, const uint8_t dst[16])
 {
 	size_t l3 = 14, len = v6 ? 14 + 40 + 8 + 16 : 14 + 20 + 8 + 22;
 
@@ -247,23 +225,46 @@ static size_t mk_pkt(__u8 *buf, int v6, const uint8_t dst[16])
 	return len;
 }
 
-static int set_config(struct ctx *c, __u32 stats_on, __u32 mode)
+/* The IPv4 table in (or out of) generation c->gen's slot, as the library
+ * publishes it. */
+static int use_table(struct ctx *c, bool on)
+{
+	int outer = bpf_map__fd(c->cls->maps.table_v4);
+
+	if (on)
+		return bpf_map_update_elem(outer, &c->gen, &c->table_fd,
+					   BPF_ANY) ?
+			       -errno :
+			       0;
+	return bpf_map_delete_elem(outer, &c->gen) && errno != ENOENT ? -errno :
+									 0;
+}
+
+int set_config(struct ctx *c, __u32 stats_on, bool table)
 {
 	struct cls_config cfg = {.stats_on = stats_on,
-				 .abi_version = CLS_ABI_VERSION,
-				 .lookup_mode = mode};
+				 .layout = CLS_LAYOUT_VERSION,
+				 .gen = c->gen};
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(bpf_map__fd(c->cls->maps.config), &zero, &cfg,
+				BPF_ANY))
+		return -errno;
+	return use_table(c, table);
+}
+
+static int set_stats(struct ctx *c, __u32 on)
+{
+	struct cls_config cfg = {.stats_on = on,
+				 .layout = CLS_LAYOUT_VERSION,
+				 .gen = c->gen};
 	__u32 zero = 0;
 
 	return bpf_map_update_elem(bpf_map__fd(c->cls->maps.config), &zero,
 				   &cfg, BPF_ANY);
 }
 
-static int set_stats(struct ctx *c, __u32 on)
-{
-	return set_config(c, on, CLS_LOOKUP_TRIE);
-}
-
-static int test_run(int prog, const __u8 *pkt, size_t len, __u32 repeat,
+int test_run(int prog, const __u8 *pkt, size_t len, __u32 repeat,
 		    __u32 *ns)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = len,
@@ -275,7 +276,7 @@ static int test_run(int prog, const __u8 *pkt, size_t len, __u32 repeat,
 	return 0;
 }
 
-static int set_jmp(struct ctx *c, int prog)
+int set_jmp(struct ctx *c, int prog)
 {
 	__u32 zero = 0;
 
@@ -349,7 +350,7 @@ static int run_case(struct ctx *c, enum kase k, int v6, const struct table *tb,
 }
 
 /* The first n of addrs (bytes each) as the spread wrapper's destinations. */
-static int load_dests(struct ctx *c, uint8_t (*addrs)[16], __u32 n,
+int load_dests(struct ctx *c, uint8_t (*addrs)[16], __u32 n,
 		      size_t bytes)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, o, .elem_flags = BPF_ANY);
@@ -378,8 +379,8 @@ out:
 
 static int install(struct ctx *c, const struct table *tb, int v6)
 {
-	int outer = v6 ? bpf_map__fd(c->cls->maps.routes_v6)
-		       : bpf_map__fd(c->cls->maps.routes_v4);
+	int outer = v6 ? bpf_map__fd(c->cls->maps.trie_v6)
+		       : bpf_map__fd(c->cls->maps.trie_v4);
 	__u32 zero = 0;
 
 	if (bpf_map_update_elem(outer, &zero, &tb->trie[v6], BPF_ANY))
@@ -387,7 +388,7 @@ static int install(struct ctx *c, const struct table *tb, int v6)
 	return load_dests(c, tb->spread[v6], SPREAD, 16);
 }
 
-static int setup(struct ctx *c)
+int setup(struct ctx *c)
 {
 	struct cls_class cls = {.flags = CLS_F_VALID};
 	int ncpus = libbpf_num_possible_cpus(), fd, err;
@@ -398,11 +399,6 @@ static int setup(struct ctx *c)
 		return -errno;
 	err = bpf_map__set_max_entries(c->cls->maps.stats,
 				       ncpus * CLS_STATS_STRIDE);
-	if (!err && c->dir24_groups)
-		err = bpf_map__set_max_entries(
-			c->cls->maps.dir24,
-			dir24_entries(true, c->dir24_groups) /
-				CLS_DIR24_PER_ELEM);
 	if (!err)
 		err = classifier_bpf__load(c->cls);
 	if (err)
@@ -420,8 +416,8 @@ static int setup(struct ctx *c)
 #define REUSE(m)                                                               \
 	bpf_map__reuse_fd(c->bench->maps.m, bpf_map__fd(c->cls->maps.m))
 	err = REUSE(config) ?: REUSE(classes) ?: REUSE(class_meta)
-		?: REUSE(routes_v4) ?: REUSE(routes_v6) ?: REUSE(stats)
-		?: REUSE(dir24);
+		?: REUSE(trie_v4) ?: REUSE(trie_v6) ?: REUSE(stats)
+		?: REUSE(table_v4);
 #undef REUSE
 	if (!err)
 		err = bench_bpf__load(c->bench);
@@ -430,16 +426,7 @@ static int setup(struct ctx *c)
 	return err;
 }
 
-/* --- --table: IPv4, lookup_mode TRIE against DIR24 ------------------- */
-
-struct vtab {
-	size_t n;
-	int trie;
-	struct gen_prefix *p; /* in address order: the fill's order */
-	uint8_t hot[16];
-	uint8_t (*spread)[16]; /* SPREAD_1M destinations */
-	__u32 groups_needed; /* /24s holding a prefix longer than /24 */
-};
+/* --- --table: IPv4, the trie against the DIR-24-8 table --------------- */
 
 static int by_addr(const void *x, const void *y)
 {
@@ -449,7 +436,7 @@ static int by_addr(const void *x, const void *y)
 	return c ? c : (int)a->len - (int)b->len;
 }
 
-static int cmp_u32(const void *x, const void *y)
+int cmp_u32(const void *x, const void *y)
 {
 	__u32 a = *(const __u32 *)x, b = *(const __u32 *)y;
 
@@ -478,7 +465,7 @@ static __u32 count_groups(const struct gen_table *g)
 	return u;
 }
 
-static int vtab_make(struct vtab *v, size_t n, __u64 seed)
+int vtab_make(struct vtab *v, size_t n, __u64 seed)
 {
 	struct gen_table g;
 	double ns = 0;
@@ -506,7 +493,7 @@ static int vtab_make(struct vtab *v, size_t n, __u64 seed)
 	return err;
 }
 
-static void vtab_free(struct vtab *v)
+void vtab_free(struct vtab *v)
 {
 	if (v->n && v->trie >= 0)
 		close(v->trie);
@@ -515,13 +502,13 @@ static void vtab_free(struct vtab *v)
 }
 
 /* As maps/table.c's cls_dir24_fill: one pass in address order. */
-static double paint(struct ctx *c, const struct vtab *v)
+double paint(struct ctx *c, const struct vtab *v)
 {
 	struct dir24_fill f;
 	double t0 = now_ns();
 	size_t i;
 
-	dir24_fill_begin(&f, &c->d);
+	dir24_fill_begin(&f, &c->d, false);
 	for (i = 0; i < v->n; i++)
 		dir24_fill_add(&f, host_v4(v->p[i].addr), v->p[i].len,
 			       v->p[i].class_idx + 1);
@@ -529,15 +516,23 @@ static double paint(struct ctx *c, const struct vtab *v)
 	return now_ns() - t0;
 }
 
-static int map_dir24(struct ctx *c)
+/* The table's inner map, made as maps/table.c makes it, and mapped. */
+int map_dir24(struct ctx *c)
 {
+	LIBBPF_OPTS(bpf_map_create_opts, opts,
+		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	long page = sysconf(_SC_PAGESIZE);
 	size_t entries = dir24_entries(true, c->dir24_groups);
 	void *p;
 
+	c->table_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bench_table",
+				     sizeof(__u32), CLS_DIR24_PER_ELEM * 4,
+				     entries / CLS_DIR24_PER_ELEM, &opts);
+	if (c->table_fd < 0)
+		return -errno;
 	c->dir24_len = (entries * sizeof(__u32) + page - 1) / page * page;
 	p = mmap(NULL, c->dir24_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 bpf_map__fd(c->cls->maps.dir24), 0);
+		 c->table_fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	c->dir24_mem = p;
@@ -547,33 +542,44 @@ static int map_dir24(struct ctx *c)
 /* skb->priority cls_egress gives a v4 packet to dst. */
 static int prio_of(struct ctx *c, const uint8_t dst[16], __u32 *prio)
 {
+	return prog_prio(bpf_program__fd(c->cls->progs.cls_egress), 0, dst,
+			 prio);
+}
+
+/* skb->priority program prog gives a v4 (v6) packet to dst. */
+int prog_prio(int prog, int v6, const uint8_t dst[16], __u32 *prio)
+{
 	struct __sk_buff skb = {};
 	__u8 pkt[128];
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt,
-		    .data_size_in = mk_pkt(pkt, 0, dst), .ctx_out = &skb,
+		    .data_size_in = mk_pkt(pkt, v6, dst), .ctx_out = &skb,
 		    .ctx_size_out = sizeof(skb));
 
-	if (bpf_prog_test_run_opts(bpf_program__fd(c->cls->progs.cls_egress),
-				   &o))
+	if (bpf_prog_test_run_opts(prog, &o))
 		return -errno;
 	*prio = skb.priority;
 	return 0;
 }
 
 /* The table must answer as the trie does, or the numbers mean nothing. */
+#define AGREE_DESTS 4096
+
+/* Trie answers first, then the table's: a slot update waits for RCU. */
 static int agree(struct ctx *c, const struct vtab *v)
 {
-	__u32 a, b, i;
-	int err = 0;
+	static __u32 trie[AGREE_DESTS];
+	__u32 b, i;
+	int err = use_table(c, false);
 
-	for (i = 0; i < 4096 && !err; i++) {
-		err = set_config(c, 1, CLS_LOOKUP_TRIE) ?:
-			      prio_of(c, v->spread[i * 97], &a) ?:
-			      set_config(c, 1, CLS_LOOKUP_DIR24) ?:
-			      prio_of(c, v->spread[i * 97], &b);
-		if (!err && a != b) {
+	for (i = 0; i < AGREE_DESTS && !err; i++)
+		err = prio_of(c, v->spread[i * 97], &trie[i]);
+	if (!err)
+		err = use_table(c, true);
+	for (i = 0; i < AGREE_DESTS && !err; i++) {
+		err = prio_of(c, v->spread[i * 97], &b);
+		if (!err && trie[i] != b) {
 			fprintf(stderr, "progbench: N=%zu dest %u: trie %#x, "
-					"table %#x\n", v->n, i * 97, a, b);
+					"table %#x\n", v->n, i * 97, trie[i], b);
 			err = -EPROTO;
 		}
 	}
@@ -586,7 +592,7 @@ static int vtab_install(struct ctx *c, const struct vtab *v, int round)
 	double ns;
 	int err;
 
-	if (bpf_map_update_elem(bpf_map__fd(c->cls->maps.routes_v4), &zero,
+	if (bpf_map_update_elem(bpf_map__fd(c->cls->maps.trie_v4), &zero,
 				&v->trie, BPF_ANY))
 		return -errno;
 	err = load_dests(c, v->spread, SPREAD_1M, 4);
@@ -641,7 +647,8 @@ static int run_tcase(struct ctx *c, enum tkase k, const struct vtab *v,
 	int read = bpf_program__fd(c->bench->progs.bench_table_read);
 	int lookup = bpf_program__fd(c->bench->progs.bench_table_lookup);
 	int dir24 = k == T_DIR24_HOT || k == T_DIR24_MISS ||
-		    k == T_DIR24_64K || k == T_DIR24_1M;
+		    k == T_DIR24_64K || k == T_DIR24_1M || k == T_READ_64K ||
+		    k == T_LOOKUP_64K;
 	uint8_t miss[16];
 	__u8 pkt[128];
 	size_t len;
@@ -650,9 +657,9 @@ static int run_tcase(struct ctx *c, enum tkase k, const struct vtab *v,
 	gen_miss(0, miss);
 	len = mk_pkt(pkt, 0,
 		     k == T_TRIE_MISS || k == T_DIR24_MISS ? miss : v->hot);
-	err = set_config(c, 1, dir24 ? CLS_LOOKUP_DIR24 : CLS_LOOKUP_TRIE);
+	err = use_table(c, dir24);
 	if (err)
-		return -errno;
+		return err;
 	switch (k) {
 	case T_EMPTY:
 		return test_run(empty, pkt, len, repeat, ns);
@@ -730,6 +737,8 @@ static int table_main(struct ctx *c, const struct opts *o)
 		vtab_free(&v[s]);
 	if (c->dir24_mem)
 		munmap(c->dir24_mem, c->dir24_len);
+	if (c->table_fd > 0)
+		close(c->table_fd);
 	return err;
 }
 
@@ -764,6 +773,8 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 			o->groups = strtoul(argv[i + 1], NULL, 0);
 		} else if (!strcmp(argv[i], "--table")) {
 			o->table = atoi(argv[i + 1]);
+		} else if (!strcmp(argv[i], "--table6")) {
+			o->table6 = atoi(argv[i + 1]);
 		} else if (!strcmp(argv[i], "--seed")) {
 			o->seed = strtoull(argv[i + 1], NULL, 0);
 		} else {
@@ -783,7 +794,7 @@ int main(int argc, char **argv)
 
 	if (parse_opts(&o, argc, argv)) {
 		fprintf(stderr, "usage: progbench [--sizes N,N..] [--rounds R]"
-				" [--repeat K] [--seed S] [--table 1]"
+				" [--repeat K] [--seed S] [--table 1 | --table6 1]"
 				" [--groups G]\n");
 		return 2;
 	}
@@ -791,6 +802,10 @@ int main(int argc, char **argv)
 	c.cpu = pin_cpu();
 	if (o.table && c.cpu >= 0) {
 		err = table_main(&c, &o);
+		goto out;
+	}
+	if (o.table6 && c.cpu >= 0) {
+		err = table6_main(&c, &o);
 		goto out;
 	}
 	err = c.cpu < 0 ? c.cpu : setup(&c);

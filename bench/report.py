@@ -330,6 +330,7 @@ def main():
     res["counters"] = {k: summ(v) for k, v in cnt.items()}
 
     tres = table_section(by, md, targets, res)
+    table6_section(by, md, targets, res)
 
     if targets:
         md += ["## Targets", "", "| target | measured | met |",
@@ -346,6 +347,173 @@ def main():
         f.write("\n".join(md))
     plot(out, rres, pres, tres)
     print("\n".join(md))
+
+
+T6HOT = ["empty", "v4_table_hot", "v4_table_inner_hot", "trie_hot",
+         "table_hot", "table32_hot", "table4m_hot", "bare_trie_hot",
+         "lookup_hot", "lookup32_hot", "lookup4m_hot", "bpf_loop_hot",
+         "direct_hot", "poptrie_hot"] + [f"lookup_nodes{k}_hot"
+                                         for k in range(7)]
+T6SPREAD = ["spread64k_floor", "trie_spread64k", "table_spread64k",
+            "table32_spread64k", "table4m_spread64k", "bare_trie_spread64k",
+            "lookup_spread64k", "lookup32_spread64k", "lookup4m_spread64k",
+            "bpf_loop_spread64k", "direct_spread64k", "poptrie_spread64k"]
+
+
+def t6cell(s, d=0):
+    return f"{fmt(s['median'], d)} [{fmt(s['min'], d)}-{fmt(s['max'], d)}]"
+
+
+def table6_section(by, md, targets, res):
+    """Issue 14: the IPv6 table against the trie and the IPv4 table."""
+    rows = defaultdict(list)
+    for r in by["t6prog"]:
+        rows[r["n"]].append(r)
+    if not rows:
+        return
+    md += ["## 6. IPv6 table (issue 14)", "",
+           "`progbench --table6`: sets from bench/gen6.c (the shape of a "
+           "global table: registry allocations /19-/32 in the RIR pools of "
+           "2000::/3, mostly /29-/48, a few percent /56 and /64, a tail to "
+           "/128, nested prefixes common; `--table6 2`: bench/gen.c's "
+           "scattered /48s instead).  Program cost by BPF_PROG_TEST_RUN, "
+           "rounds interleaved, case order rotated.  *table*: cls_egress "
+           "with the IPv6 table (maps/mbt6.c, xdp_tc/lookup6.h) in front "
+           "of the trie, the table an inner map of a two-slot "
+           "ARRAY_OF_MAPS of 8-byte values (the container's shape); "
+           "*table32*/*table4m*: the same table in 32-byte / 4 MiB "
+           "values; *lookup*: the table lookup alone; *bpf_loop*: the same "
+           "walk with bpf_loop(); *direct*: the table with DIRECT nodes "
+           "only; *poptrie*: a Poptrie (bench/poptrie6.c) lookup alone; "
+           "*lookup_nodesK*: the lookup alone for a destination whose walk "
+           "reads K DIRECT or RANGE nodes (RANGE: the slot inside, one "
+           "read) after the first level; "
+           "*trie*: cls_egress on the trie; *v4_table*: cls_egress with "
+           "the IPv4 DIR-24-8 table of the largest IPv4 set of "
+           "bench/gen.c (in table_v4's slot, an inner map, as the "
+           "library publishes it), *v4_table_inner*: the bench's own copy "
+           "of that lookup over an inner map of the IPv6 table's shape.  "
+           "Before round 0 "
+           "every structure and program must agree on 4097 destinations.",
+           ""]
+    t6 = {}
+    for n in sorted(rows):
+        rs = rows[n]
+        cases = defaultdict(list)
+        for r in rs:
+            cases[r["case"]].append(r["ns"])
+        md += [f"### N={n}: ns per run, median [min-max] over "
+               f"{max(r['round'] for r in rs) + 1} rounds", "",
+               "| case | raw | above the floor |", "|---|---|---|"]
+        out = {}
+        for c in T6HOT + T6SPREAD:
+            if not cases[c]:
+                continue
+            floor = "empty" if c in T6HOT else "spread64k_floor"
+            d = paired(rs, c, floor, sub) if c != floor else None
+            out[c] = {"raw": summ(cases[c]), "over": d}
+            md.append(f"| {c} | {t6cell(summ(cases[c]))} | "
+                      f"{t6cell(d) if d else '-'} |")
+        md.append("")
+        t6[str(n)] = out
+        if n != max(rows):
+            continue
+        hot = paired(rs, "table_hot", "empty", sub)
+        v4 = paired(rs, "v4_table_hot", "empty", sub)
+        v4in = paired(rs, "v4_table_inner_hot", "empty", sub)
+        if hot and v4:
+            lim = v4["median"] + 15
+            targets.append({
+                "target": f"IPv6 table, N={n}: full classify hot <= the "
+                          "IPv4 table's + 15 ns (above the floor)",
+                "value": f"{fmt(hot['median'], 0)} ns against "
+                         f"{fmt(v4['median'], 0)} + 15 = {fmt(lim, 0)} "
+                         "(IPv4 table in an inner map: "
+                         f"{fmt(v4in['median'] if v4in else None, 0)})",
+                "met": hot["median"] <= lim})
+        spread = paired(rs, "table_spread64k", "spread64k_floor", sub)
+        paths = [p for p in by["t6path"] if p["n"] == n]
+        lines = paths[-1]["spread_distinct_lines"] if paths else None
+        lat = [r["ns"] for r in by["memlat"] if r.get("lines") == lines]
+        if spread and lat:
+            lim = 3 * q(lat, 0.5)
+            targets.append({
+                "target": f"IPv6 table, N={n}: full classify spread over "
+                          "64k destinations <= 3 random cache lines of "
+                          f"its working set ({lines} lines, bench/memlat)",
+                "value": f"{fmt(spread['median'], 0)} ns against 3 x "
+                         f"{fmt(q(lat, 0.5), 0)} = {fmt(lim, 0)}",
+                "met": spread["median"] <= lim})
+    res["table6_prog"] = t6
+    trie = {r["n"]: r for r in by["t6trie"]}
+    md += ["### Building and memory", "",
+           "*trie*: the set into a fresh LPM trie, 8192 prefixes a "
+           "BPF_MAP_UPDATE_BATCH, and the growth of /proc/meminfo Slab; "
+           "*count*: the one-pass fill without memory, which sizes the "
+           "map; *fill*: the one-pass fill into the map (sized by the "
+           "count plus 1/8 room for changes); *used*: what the nodes take "
+           "(bytes of the map with no room left).", "",
+           "| N | shape | table | count ms | fill ms | DIRECT | RANGE | TINY |"
+           " used MB | map MB | used B/prefix | trie ms | trie slab "
+           "B/prefix |", "|" + "---|" * 13]
+    for b in by["t6build"]:
+        t = trie.get(b["n"], {})
+        used = b.get("used_bytes", b["bytes"])
+        md.append(
+            f"| {b['n']} | {t.get('shape', '-')} | {b['table']} | "
+            f"{fmt(b.get('count_ms'))} | {fmt(b['fill_ms'])} | "
+            f"{b.get('direct', '-')} | {b.get('range', '-')} | "
+            f"{b.get('tiny', '-')} | {fmt(used / 1e6)} | "
+            f"{fmt(b['bytes'] / 1e6)} | {fmt(used / b['n'])} | "
+            f"{fmt(t.get('fill_ms'))} | "
+            f"{fmt(t['slab_kb'] * 1024 / b['n']) if t else '-'} |")
+        if b["table"] != "mbt6" or b["n"] != max(trie or [0]) or not t:
+            continue
+        total = t["fill_ms"] + b["count_ms"] + b["fill_ms"]
+        targets.append({
+            "target": f"IPv6, N={b['n']}: trie + table loaded <= 2 s",
+            "value": f"{fmt(total / 1e3, 2)} s one after the other (trie "
+                     f"{fmt(t['fill_ms'] / 1e3, 2)} s, count "
+                     f"{fmt(b['count_ms'] / 1e3, 2)} s, fill "
+                     f"{fmt(b['fill_ms'] / 1e3, 2)} s)",
+            "met": total <= 2000})
+        per, tper = used / b["n"], t["slab_kb"] * 1024 / b["n"]
+        targets.append({
+            "target": f"IPv6, N={b['n']}: table memory per prefix <= 2x "
+                      "the trie's",
+            "value": f"{fmt(per)} B used ({fmt(b['bytes'] / b['n'])} with "
+                     f"room) against {fmt(tper)} B (trie slab growth)",
+            "met": per <= 2 * tper})
+    md += ["", "Lookups of the 65536 spread destinations (and the hot one): "
+           "nodes read, entries read, distinct cache lines per lookup and "
+           "for all of them (the working set):", "",
+           "| N | hot D/R/T | hot reads | spread D/R/T per lookup | "
+           "reads | lines | distinct lines |", "|" + "---|" * 7]
+    for p in by["t6path"]:
+        md.append(f"| {p['n']} | {p['hot_direct']}/{p['hot_range']}/"
+                  f"{p['hot_tiny']} | {p['hot_reads']} | "
+                  f"{p['spread_direct']:.2f}/{p['spread_range']:.2f}/"
+                  f"{p['spread_tiny']:.2f} | {p['spread_reads']:.2f} | "
+                  f"{p['spread_lines']:.2f} | {p['spread_distinct_lines']} |")
+    md += ["", "Verifier (processed instructions, xlated and JITed size):",
+           "", "| program | processed | xlated insns | JITed bytes |",
+           "|---|---|---|---|"]
+    seen = set()
+    for v in by["t6verifier"]:
+        if v["prog"] in seen:
+            continue
+        seen.add(v["prog"])
+        md.append(f"| {v['prog']} | {v['insns']} | {v['xlated']} | "
+                  f"{v['jited']} |")
+    md += ["", "Single changes on the live table of the largest set "
+           "(maps/mbt6.c in process, then mbt6_reclaim; the data path "
+           "checked after each), microseconds:", "",
+           "| op | len | n | median | p90 | max |", "|---|---|---|---|---|---|"]
+    for c in by["t6change"]:
+        md.append(f"| {c['op']} | {c['len']} | {c['n']} | "
+                  f"{c['median_us']:.2f} | {c['p90_us']:.2f} | "
+                  f"{c['max_us']:.2f} |")
+    md.append("")
 
 
 TCASES = ["empty", "trie_hot", "dir24_hot", "trie_miss", "dir24_miss",
@@ -379,7 +547,7 @@ def table_section(by, md, targets, res):
     if tp:
         md += ["## 5. IPv4 DIR-24-8 table vs LPM trie", "",
                "### 5.1 Program cost (BPF_PROG_TEST_RUN, ns per run)", "",
-               "The real cls_egress, IPv4, config.lookup_mode TRIE (`trie_*`)"
+               "The real cls_egress, IPv4, no table in the generation's slot (`trie_*`)"
                " or DIR24 (`dir24_*`), same maps and trie, stats on; the "
                "table filled by maps/dir24.c (one pass in address order, as "
                "cls_dir24_fill) over the mmap of the skeleton's dir24 map, "
@@ -589,11 +757,11 @@ def table_section(by, md, targets, res):
         md += [f"With N={loaded} loaded: single changes through the CLI "
                "(one process each, fork/exec included; `cli_version` is "
                "`classifier --version`, the exec floor) and in-process "
-               "through the maps library (routebench: cls_route_update / "
-               "cls_route_delete, which repaint the table; `dump_v4` + "
-               "`dir24_build` = a full table build from the trie: "
-               "cls_route_dump, then cls_dir24_build with its suspend, "
-               "wait and switch).  Prefixes in 10.0.0.0/8 (outside the "
+               "through the maps library (routebench: cls_route_set / "
+               "cls_route_del, which journal the change and repaint the table; `dump_v4` + "
+               "`table_rebuild` = a full table rebuild from the trie ("
+               "cls_table_rebuild: the dump again, a new table filled and "
+               "published through the generation slot).  Prefixes in 10.0.0.0/8 (outside the "
                "set), each added then deleted.", "",
                "| operation | prefix len | n | median ms | p25-p75 ms | "
                "min-max ms |", "|---|---|---|---|---|---|"]
@@ -606,6 +774,37 @@ def table_section(by, md, targets, res):
                       f"{sm['median']:.3f} | {sm['p25']:.3f}-"
                       f"{sm['p75']:.3f} | {sm['min']:.3f}-"
                       f"{sm['max']:.3f} |")
+        cli = by["cli"]
+        if cli:
+            md += ["", "Reads through the CLI with the same set loaded (one "
+                   "process each): `status` (counts kept by the library, "
+                   "no walk over the routes) and `-batch` of 100k `lookup` "
+                   "lines (destinations inside the set):", "",
+                   "| command | runs | median ms | min-max ms | per second |",
+                   "|---|---|---|---|---|"]
+            per = defaultdict(list)
+            for r in cli:
+                per[r["op"]].append(r)
+            res["cli_reads"] = {}
+            for op in sorted(per):
+                rs = per[op]
+                sm = summ([r["ns"] / 1e6 for r in rs])
+                rate = "-"
+                if "lookups" in rs[0]:
+                    rate = f"{rs[0]['lookups'] / (sm['median'] / 1e3):.0f}"
+                res["cli_reads"][op] = {"ms": sm, "per_second": rate}
+                md.append(f"| {op} | {len(rs)} | {sm['median']:.1f} | "
+                          f"{sm['min']:.1f}-{sm['max']:.1f} | {rate} |")
+                if op == "status":
+                    targets.append({
+                        "target": f"status with {rs[0]['n']} routes <= 50 ms",
+                        "value": f"{sm['median']:.1f} ms",
+                        "met": sm["median"] <= 50})
+                if op.startswith("lookup_batch"):
+                    targets.append({
+                        "target": f"-batch of lookups ({op}) >= 50000/s",
+                        "value": f"{rate}/s",
+                        "met": float(rate) >= 50000})
         lt = by["lib_table"]
         if lt:
             md += ["", "Table seen by routebench: " + "; ".join(

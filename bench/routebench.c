@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * In-process costs of the maps library against a loaded classifier (pinned
- * maps under BPFFS, as the CLI leaves them): a full IPv4 table build from
- * the trie (dump, then cls_dir24_build) and single route adds and deletes
- * (cls_route_update / cls_route_delete, which repaint the table).  The
+ * maps under BPFFS, as the CLI leaves them): a dump of the IPv4 trie, a
+ * full IPv4 table rebuild (cls_table_rebuild: dump, a new table filled and
+ * published) and single route adds and deletes (cls_route_set /
+ * cls_route_del, which journal the change and repaint the table).  The
  * prefixes it adds lie in 10.0.0.0/8, which bench/gen.c never uses, and it
  * deletes each again.  One JSON object per line.
  *   routebench BPFFS OPS BUILDS
@@ -25,12 +26,15 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static void table_line(const struct cls_maps *m, const char *when)
+static void table_line(struct cls_maps *m, const char *when)
 {
+	struct cls_table_info t;
+
+	if (cls_table_info(m, &t))
+		return;
 	printf("{\"part\":\"lib_table\",\"when\":\"%s\",\"groups\":%u,"
 	       "\"used\":%u,\"ask_trie\":%u}\n",
-	       when, m->dir24.groups, m->dir24.hdr->used,
-	       m->dir24.hdr->ask_trie);
+	       when, t.groups, t.used, t.ask_trie);
 }
 
 static int builds(struct cls_maps *m, int reps)
@@ -42,17 +46,17 @@ static int builds(struct cls_maps *m, int reps)
 
 	for (i = 0; i < reps && !err; i++) {
 		t0 = now_ns();
-		err = cls_route_dump(m, AF_INET, &r, &n);
+		err = cls_route_dump(m, AF_INET, CLS_SRC_ALL, &r, &n);
 		if (err)
 			break;
 		t1 = now_ns();
-		err = cls_dir24_build(m, r, n);
+		err = cls_table_rebuild(m);
 		t2 = now_ns();
 		free(r);
 		printf("{\"part\":\"lib\",\"op\":\"dump_v4\",\"n\":%zu,"
 		       "\"ns\":%.0f}\n",
 		       n, t1 - t0);
-		printf("{\"part\":\"lib\",\"op\":\"dir24_build\",\"n\":%zu,"
+		printf("{\"part\":\"lib\",\"op\":\"table_rebuild\",\"n\":%zu,"
 		       "\"ns\":%.0f}\n",
 		       n, t2 - t1);
 	}
@@ -88,10 +92,10 @@ static int updates(struct cls_maps *m, int ops)
 	for (i = 0; i < ops && !err; i++) {
 		prefix_of(i, &p);
 		t0 = now_ns();
-		err = cls_route_update(m, &p, 1, CLS_ROUTE_ADD);
+		err = cls_route_set(m, &p, 1, CLS_ROUTE_ADD);
 		t1 = now_ns();
 		if (!err)
-			err = cls_route_delete(m, &p);
+			err = cls_route_del(m, &p);
 		t2 = now_ns();
 		if (!err)
 			printf("{\"part\":\"lib\",\"op\":\"route_update\","
@@ -105,7 +109,6 @@ static int updates(struct cls_maps *m, int ops)
 
 int main(int argc, char **argv)
 {
-	char root[4096];
 	struct cls_maps m;
 	int err;
 
@@ -114,24 +117,23 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	err = cls_root_path(root, sizeof(root), argv[1]);
-	if (!err)
-		err = cls_maps_open(&m, root);
+	/* The lock, as every writer takes it. */
+	err = cls_open(&m, &(struct cls_open_opts){ .bpffs = argv[1],
+						    .write = true,
+						    .wait_ms = -1 });
 	if (err) {
-		fprintf(stderr, "routebench: %s: %s\n", argv[1], strerror(-err));
+		fprintf(stderr, "routebench: %s: %s %s\n", argv[1],
+			strerror(-err), cls_open_error());
 		return 1;
 	}
-	err = cls_dir24_map(&m);
-	if (!err) {
-		table_line(&m, "before");
-		err = updates(&m, atoi(argv[2]));
-	}
+	table_line(&m, "before");
+	err = updates(&m, atoi(argv[2]));
 	if (!err)
 		err = builds(&m, atoi(argv[3]));
 	if (!err)
 		table_line(&m, "after");
 	if (err)
 		fprintf(stderr, "routebench: %s\n", strerror(-err));
-	cls_maps_close(&m);
+	cls_close(&m);
 	return err ? 1 : 0;
 }

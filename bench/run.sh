@@ -28,15 +28,17 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 SEED=1
 
 case $MODE in
-smoke)	PROG_SIZES=10,1000; PROG_ROUNDS=2; PROG_REPEAT=2000
+smoke)	PROG_SIZES=10,1000; PROG_ROUNDS=2; PROG_REPEAT=2000; T6_SIZES=1000
 	LOAD_SIZES="1000"; SORTED_N=100; LOAD_REPS=1
 	REAL_SIZES="10 1000"; REAL_ROUNDS=1; REAL_SECS=0.1; DESTS="16"
 	STAT_REPS=3; INCR_OPS=6 ;;
 quick)	PROG_SIZES=10,1000,100000,1000000; PROG_ROUNDS=3; PROG_REPEAT=20000
+	T6_SIZES=100000,1000000
 	LOAD_SIZES="100000"; SORTED_N=200; LOAD_REPS=1
 	REAL_SIZES="10 1000 10000"; REAL_ROUNDS=3; REAL_SECS=0.2; DESTS="16"
 	STAT_REPS=5; INCR_OPS=30 ;;
 full)	PROG_SIZES=10,1000,100000,1000000; PROG_ROUNDS=11; PROG_REPEAT=100000
+	T6_SIZES=100000,1000000
 	LOAD_SIZES="100000 1000000"; SORTED_N=1000; LOAD_REPS=3
 	REAL_SIZES="10 100 1000 10000 100000"; REAL_ROUNDS=9; REAL_SECS=0.4
 	DESTS="16 4096"; STAT_REPS=11; INCR_OPS=60 ;;
@@ -94,6 +96,13 @@ log "program cost, IPv4 trie vs DIR-24-8 table: N=$PROG_SIZES"
 	--repeat $PROG_REPEAT --seed $SEED >> "$RAW"
 log "memory latency by working set"
 "$B/bench/memlat" >> "$RAW"
+log "program cost, IPv6 table: N=$T6_SIZES"
+"$B/bench/progbench" --table6 1 --sizes $T6_SIZES --rounds $PROG_ROUNDS \
+	--repeat $PROG_REPEAT --seed $SEED >> "$RAW"
+# The latency of a random line of the working set the spread cases touch.
+T6_LINES=$(sed -n 's/.*"part":"t6path".*"spread_distinct_lines":\([0-9]*\).*/\1/p' \
+	"$RAW" | tail -1)
+for i in 1 2 3; do "$B/bench/memlat" "$T6_LINES" >> "$RAW"; done
 
 # --- namespaces (attaching the classifier creates its pins) ----------------
 # One sender namespace per variant, all into one sink, which drops the packets
@@ -132,6 +141,9 @@ sys.exit(1)'
 }
 printf 'class add 1:%x\n' $(seq 16 31) > $TMP/classes.batch
 $CLS -batch $TMP/classes.batch >/dev/null
+# The table on whatever the set's size (auto would leave small sets to the
+# trie), so `cls` always measures it.
+$CLS table on >/dev/null
 # Table off before attaching: off/on/rebuild re-point every attachment,
 # which the CLI finds only in its own network namespace.
 $CLS2 -batch $TMP/classes.batch >/dev/null
@@ -229,6 +241,18 @@ for i in $(seq 0 $((INCR_OPS - 1))); do
 done
 "$B/bench/routebench" $FS $((INCR_OPS * 10)) $LOAD_REPS |
 	sed "s/}\$/,\"loaded\":$n}/" >> "$RAW"
+# Reads an operator runs often, with the largest set loaded: status (from
+# the counts the library keeps, no walk over the routes) and a -batch of
+# 100k lookups of destinations inside the set (text and JSON).
+$GEN dests $n $SEED 100000 | sed 's/^/lookup /' > $TMP/lookups
+for rep in $(seq 1 $STAT_REPS); do
+	echo "{\"part\":\"cli\",\"op\":\"status\",\"n\":$n,\"ns\":$(timed $CLS status)}" >> "$RAW"
+	echo "{\"part\":\"cli\",\"op\":\"status_json\",\"n\":$n,\"ns\":$(timed $CLS -j status)}" >> "$RAW"
+done
+for rep in $(seq 1 $LOAD_REPS); do
+	echo "{\"part\":\"cli\",\"op\":\"lookup_batch\",\"n\":$n,\"lookups\":$(wc -l < $TMP/lookups),\"ns\":$(timed $CLS -batch $TMP/lookups)}" >> "$RAW"
+	echo "{\"part\":\"cli\",\"op\":\"lookup_batch_json\",\"n\":$n,\"lookups\":$(wc -l < $TMP/lookups),\"ns\":$(timed $CLS -j -batch $TMP/lookups)}" >> "$RAW"
+done
 rm -f $TMP/l.*
 nsx load nft delete table ip clsbench 2>/dev/null || true
 $CLS route flush

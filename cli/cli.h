@@ -14,15 +14,51 @@ struct cli {
 	bool json;
 	bool pretty;
 	const char *bpffs; /* NULL: /sys/fs/bpf */
+	int wait_ms;	   /* -1: the library's default */
 	/* state for one run (one command, or a whole batch) */
 	char root[PATH_MAX];
 	struct cls_maps maps;
 	bool maps_open;
-	int lock_fd;
-	struct class_index *classes; /* read once per run, see class_index.c */
-	const char *cmd;   /* "route add", for error lines */
+	const char *cmd;	   /* "route add", for error lines */
+	char cmd_buf[48];
 	char where[PATH_MAX + 32]; /* "FILE:LINE: " inside a batch */
 };
+
+/*
+ * A command table: one per object, one line of usage per verb.  A NULL
+ * verb is the object's only command (`lookup ADDR`); the first entry runs
+ * when no verb is given if its flags say CLI_DEFAULT.  Verbs match by
+ * unique prefix (iproute2's matches()) unless CLI_EXACT, in table order.
+ */
+#define CLI_DEFAULT (1U << 0)
+#define CLI_EXACT (1U << 1)
+
+struct cli_cmd {
+	const char *verb;
+	int (*fn)(struct cli *c, int argc, char **argv);
+	const char *args;  /* usage: what follows the verb */
+	unsigned int flags;
+	const char *alias; /* one more spelling ("change"), matched exactly */
+};
+
+/* { verb, handler, args } and, named, .flags or .alias */
+#define CLI_CMD(v, f, a, ...) { .verb = v, .fn = f, .args = a, __VA_ARGS__ }
+
+struct cli_object {
+	const char *name;
+	const struct cli_cmd *cmds; /* ends with an all-zero entry */
+	const char *help;	    /* explanation after the usage lines */
+};
+
+extern const struct cli_object cli_attach_obj, cli_detach_obj,
+	cli_status_obj, cli_upgrade_obj, cli_purge_obj, cli_class_obj,
+	cli_route_obj, cli_lookup_obj, cli_stats_obj, cli_table_obj,
+	cli_exporter_obj, cli_sync_obj;
+
+/* Run one command line (OBJECT VERB ARGS...). */
+int cli_run(struct cli *c, int argc, char **argv);
+/* Usage of every object, for `classifier help`. */
+void cli_usage(FILE *f);
 
 /* One line on stderr: "classifier: [where]<cmd>: <message>". */
 void cli_err(struct cli *c, const char *fmt, ...)
@@ -30,23 +66,25 @@ void cli_err(struct cli *c, const char *fmt, ...)
 /* The same for a negative errno, with a hint for the common ones. */
 int cli_errno(struct cli *c, int err, const char *what);
 
+/*
+ * Report why the pins could not be opened (or read): the library's
+ * reason, "nothing set up" for -ENOENT, or the errno.  Returns err.
+ */
+int cli_open_failed(struct cli *c, int err);
 /* Pinned maps for reading; -ENOENT (reported) if nothing is set up. */
 int cli_maps_read(struct cli *c);
-/* Pinned maps for a change: mounts bpffs, creates the maps, takes the lock. */
+/* Pinned maps for a change: mounts bpffs, creates the pins, locks. */
 int cli_maps_write(struct cli *c);
+/* Done with the maps: upkeep, unlock, close; reports the upkeep's error. */
+int cli_maps_release(struct cli *c);
 
-/* Class token (classid or name) -> index: -ENOENT, -EINVAL (neither). */
-int cli_class_resolve(struct cli *c, const char *tok, __u32 *idx);
-/* The same, with the error reported. */
+/* classifier upgrade (quiet: say nothing when there is nothing to do). */
+int cli_upgrade(struct cli *c, bool quiet);
+/* Pins of an older layout, or an interrupted upgrade: upgrade them. */
+int cli_upgrade_if_needed(struct cli *c);
+
+/* Class token -> index, or the one error line of the library's wording. */
 int cli_get_class(struct cli *c, const char *tok, __u32 *idx);
-/* Read the classes for cli_class_resolve() now (it is then thread-safe). */
-int cli_class_index(struct cli *c);
-/* What cli_get_class() says when resolving tok failed with err. */
-const char *cli_class_errstr(int err, const char *tok, char *buf, size_t n);
-/* classifier route load FILE */
-int cli_route_load(struct cli *c, int argc, char **argv);
-/* After a class was added, changed or deleted. */
-void cli_classes_changed(struct cli *c);
 
 /* iproute2's matches(): arg is a non-empty prefix of word. */
 bool matches(const char *arg, const char *word);
@@ -56,26 +94,20 @@ int cli_no_args(struct cli *c, int argc);
 
 struct json_writer *cli_json(struct cli *c);
 
-int do_attach(struct cli *c, int argc, char **argv);
-int do_detach(struct cli *c, int argc, char **argv);
-int do_status(struct cli *c, int argc, char **argv);
-int do_purge(struct cli *c, int argc, char **argv);
-int do_class(struct cli *c, int argc, char **argv);
-int do_route(struct cli *c, int argc, char **argv);
-int do_lookup(struct cli *c, int argc, char **argv);
-int do_stats(struct cli *c, int argc, char **argv);
-int do_table(struct cli *c, int argc, char **argv);
+/*
+ * Read a whole input (a regular file, or '-' for standard input) into
+ * memory, at most max bytes: a FIFO, a device or a directory is refused.
+ */
+int cli_read_input(struct cli *c, const char *file, size_t max, char **buf,
+		   size_t *len);
+/* The most a route file or a batch may hold. */
+#define CLI_INPUT_MAX (1ULL << 30)
 
-struct cls_table_info {
-	bool on;     /* the map has a table */
-	bool active; /* packets use it (not mid-rebuild) */
-	__u32 groups, used, ask_trie;
-	size_t bytes;
-};
-int cli_table_summary(struct cli *c, struct cls_table_info *t);
+/* classifier route load FILE (cli/route_file.c) */
+int cli_route_load(struct cli *c, int argc, char **argv);
+
+/* The table summary, shared by `status` and `table show`. */
 void cli_table_json(struct json_writer *jw, const struct cls_table_info *t);
-
-/* Format a class for output: its classid, or "default" for index 0. */
-void class_label(const struct cls_class_entry *e, char *buf, size_t n);
+const char *cli_table_mode_name(enum cls_table_mode mode);
 
 #endif

@@ -7,32 +7,6 @@
 #include "cli/cli.h"
 #include "lib/parse.h"
 
-static void class_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: classifier class add CLASSID [ name NAME ] [ ACTION ]...\n"
-		"       classifier class set { CLASSID | NAME | default }\n"
-		"                            [ classid CLASSID ] [ name NAME ] [ ACTION ]...\n"
-		"       classifier class del { CLASSID | NAME }\n"
-		"       classifier class list\n"
-		"CLASSID: tc class handle MAJ:MIN (hex, as tc parses it); packets\n"
-		"         of the class get skb->priority = CLASSID, so an HTB qdisc\n"
-		"         with handle MAJ: puts them in that class directly.\n"
-		"ACTION:  mark N | mark none | dscp { 0-63 | EF | AF41 | CS1 ... }\n"
-		"         | dscp none | drop | pass\n"
-		"The default class (packets no route matches) is \"default\";\n"
-		"it sets no priority unless given one (classid CLASSID; \"classid\n"
-		"none\" takes it away). Setting another class's classid renames it.\n");
-}
-
-void class_label(const struct cls_class_entry *e, char *buf, size_t n)
-{
-	if (e->idx == CLS_DEFAULT_CLASS)
-		snprintf(buf, n, "default");
-	else
-		format_classid(e->cls.classid, buf, n);
-}
-
 static int bad_value(struct cli *c, const char *key, const char *val)
 {
 	cli_err(c, "invalid %s \"%s\"", key, val ? val : "");
@@ -107,40 +81,56 @@ static int parse_class_args(struct cli *c, int argc, char **argv,
 	return 0;
 }
 
-static int check_unique(struct cli *c, const struct cls_class_entry *e)
+/* Store e; the library keeps names and classids unique. */
+static int store(struct cli *c, struct cls_class_entry *e, const char *tok)
 {
-	struct cls_class_entry *all;
-	size_t n, i;
+	const struct cls_class_entry *other;
+	char label[CLASSID_STRLEN];
 	int err;
 
-	err = cls_class_dump(&c->maps, &all, &n);
-	if (err)
-		return cli_errno(c, err, "reading classes");
-	for (i = 0; i < n && !err; i++) {
-		char label[CLASSID_STRLEN];
-
-		if (all[i].idx == e->idx)
-			continue;
-		class_label(&all[i], label, sizeof(label));
-		if (e->meta.name[0] && !strcmp(all[i].meta.name, e->meta.name)) {
-			cli_err(c, "name \"%s\" is taken by class %s",
-				e->meta.name, label);
-			err = -EEXIST;
-		} else if (e->idx != CLS_DEFAULT_CLASS &&
-			   all[i].idx != CLS_DEFAULT_CLASS &&
-			   all[i].cls.classid == e->cls.classid) {
-			cli_err(c, "class %s exists (use 'class set')", label);
-			err = -EEXIST;
-		}
+	err = cls_class_store(&c->maps, e);
+	if (err == -ENOSPC) {
+		cli_err(c, "all %d classes are in use", CLS_MAX_CLASSES);
+		return err;
 	}
-	free(all);
+	if (err != -EEXIST)
+		return err ? cli_errno(c, err, tok) : 0;
+	other = cls_class_at(&c->maps, e->idx);
+	if (!other)
+		return cli_errno(c, err, tok);
+	cls_class_label(other, label, sizeof(label));
+	if (!strcmp(other->meta.name, e->meta.name) && e->meta.name[0])
+		cli_err(c, "name \"%s\" is taken by class %s", e->meta.name,
+			label);
+	else
+		cli_err(c, "class %s exists (use 'class set')", label);
 	return err;
 }
 
-static int class_add(struct cli *c, int argc, char **argv)
+/* A class token on the command line, resolved, as its entry. */
+static int find_class(struct cli *c, const char *tok,
+		      struct cls_class_entry *e)
 {
-	struct cls_class_entry e = {};
-	int err, idx;
+	const struct cls_class_entry *found;
+	__u32 idx;
+	int err;
+
+	err = cli_get_class(c, tok, &idx);
+	if (err)
+		return err;
+	found = cls_class_at(&c->maps, idx);
+	if (!found)
+		return cli_errno(c, -ENOENT, tok);
+	*e = *found;
+	return 0;
+}
+
+/* class add and class replace: CLASSID [ name NAME ] [ ACTION ]... */
+static int class_new(struct cli *c, int argc, char **argv, bool replace)
+{
+	struct cls_class_entry e = { .idx = CLS_CLASS_NEW };
+	__u32 idx;
+	int err;
 
 	if (argc < 1) {
 		cli_err(c, "expected CLASSID");
@@ -158,32 +148,20 @@ static int class_add(struct cli *c, int argc, char **argv)
 		err = cli_maps_write(c);
 	if (err)
 		return err;
-	idx = cls_class_alloc(&c->maps);
-	if (idx == -ENOSPC) {
-		cli_err(c, "all %d classes are in use", CLS_MAX_CLASSES);
-		return idx;
-	}
-	if (idx < 0)
-		return cli_errno(c, idx, "reading classes");
-	e.idx = idx;
-	err = check_unique(c, &e);
-	if (!err && (err = cls_class_store(&c->maps, &e)))
-		cli_errno(c, err, argv[0]);
-	cli_classes_changed(c);
-	return err;
+	/* replace: the class with this classid gets exactly these settings. */
+	if (replace && !cls_class_resolve(&c->maps, argv[0], &idx))
+		e.idx = idx;
+	return store(c, &e, argv[0]);
 }
 
-static int find_class(struct cli *c, const char *tok,
-		      struct cls_class_entry *e)
+static int class_add(struct cli *c, int argc, char **argv)
 {
-	int err = cls_class_find(&c->maps, tok, e);
+	return class_new(c, argc, argv, false);
+}
 
-	if (err == -ENOENT || err == -EINVAL)
-		cli_err(c, "unknown class \"%s\" (see 'classifier class list')",
-			tok);
-	else if (err)
-		cli_errno(c, err, "reading classes");
-	return err;
+static int class_replace(struct cli *c, int argc, char **argv)
+{
+	return class_new(c, argc, argv, true);
 }
 
 static int class_set(struct cli *c, int argc, char **argv)
@@ -200,18 +178,14 @@ static int class_set(struct cli *c, int argc, char **argv)
 		err = find_class(c, argv[0], &e);
 	if (!err)
 		err = parse_class_args(c, argc - 1, argv + 1, &e, true);
-	if (!err)
-		err = check_unique(c, &e);
-	if (!err && (err = cls_class_store(&c->maps, &e)))
-		cli_errno(c, err, argv[0]);
-	cli_classes_changed(c);
-	return err;
+	return err ? err : store(c, &e, argv[0]);
 }
 
 static int class_del(struct cli *c, int argc, char **argv)
 {
 	struct cls_class_entry e;
-	int err, used;
+	__u32 used;
+	int err;
 
 	if (argc != 1) {
 		cli_err(c, "expected CLASSID or NAME");
@@ -222,20 +196,16 @@ static int class_del(struct cli *c, int argc, char **argv)
 		err = find_class(c, argv[0], &e);
 	if (err)
 		return err;
-	if (e.idx == CLS_DEFAULT_CLASS) {
+	err = cls_class_del(&c->maps, e.idx, &used);
+	if (err == -EPERM) {
 		cli_err(c, "the default class cannot be deleted");
 		return -EINVAL;
 	}
-	used = cls_route_count_class(&c->maps, e.idx);
-	if (used < 0)
-		return cli_errno(c, used, "reading routes");
-	if (used) {
-		cli_err(c, "class %s is used by %d route(s); delete them first",
+	if (err == -EBUSY) {
+		cli_err(c, "class %s is used by %u route(s); delete them first",
 			argv[0], used);
-		return -EBUSY;
+		return err;
 	}
-	err = cls_class_clear(&c->maps, e.idx);
-	cli_classes_changed(c);
 	return err ? cli_errno(c, err, argv[0]) : 0;
 }
 
@@ -258,7 +228,7 @@ static void class_json(struct json_writer *jw, const struct cls_class_entry *e)
 
 	jw_start_object(jw);
 	jw_uint_field(jw, "index", e->idx);
-	class_label(e, buf, sizeof(buf));
+	cls_class_label(e, buf, sizeof(buf));
 	jw_string_field(jw, "class", buf);
 	jw_string_field(jw, "name", e->meta.name);
 	if (e->cls.flags & CLS_F_PRIORITY) {
@@ -284,7 +254,7 @@ static void class_json(struct json_writer *jw, const struct cls_class_entry *e)
 
 static int class_list(struct cli *c, int argc, char **argv)
 {
-	struct cls_class_entry *e;
+	const struct cls_class_entry *e;
 	struct json_writer *jw;
 	char label[CLASSID_STRLEN], act[96];
 	size_t n, i;
@@ -296,67 +266,59 @@ static int class_list(struct cli *c, int argc, char **argv)
 	err = cli_maps_read(c);
 	if (err)
 		return err;
-	err = cls_class_dump(&c->maps, &e, &n);
+	err = cls_classes(&c->maps, &e, &n);
 	if (err)
 		return cli_errno(c, err, "reading classes");
 	if (c->json) {
 		jw = cli_json(c);
-		if (jw) {
-			jw_start_array(jw);
-			for (i = 0; i < n; i++)
-				class_json(jw, &e[i]);
-			jw_end_array(jw);
-			jw_destroy(&jw);
-		}
-	} else {
-		for (i = 0; i < n; i++) {
-			class_label(&e[i], label, sizeof(label));
-			action_text(&e[i].cls, act, sizeof(act));
-			if (e[i].idx == CLS_DEFAULT_CLASS &&
-			    (e[i].cls.flags & CLS_F_PRIORITY)) {
-				char id[CLASSID_STRLEN];
-
-				format_classid(e[i].cls.classid, id,
-					       sizeof(id));
-				printf("class default classid %s%s\n", id, act);
-				continue;
-			}
-			printf("class %s%s%s%s\n", label,
-			       e[i].meta.name[0] && e[i].idx ? " name " : "",
-			       e[i].idx ? e[i].meta.name : "", act);
-		}
+		if (!jw)
+			return -ENOMEM;
+		jw_start_array(jw);
+		for (i = 0; i < n; i++)
+			class_json(jw, &e[i]);
+		jw_end_array(jw);
+		jw_destroy(&jw);
+		return 0;
 	}
-	free(e);
+	for (i = 0; i < n; i++) {
+		cls_class_label(&e[i], label, sizeof(label));
+		action_text(&e[i].cls, act, sizeof(act));
+		if (e[i].idx == CLS_DEFAULT_CLASS &&
+		    (e[i].cls.flags & CLS_F_PRIORITY)) {
+			char id[CLASSID_STRLEN];
+
+			format_classid(e[i].cls.classid, id, sizeof(id));
+			printf("class default classid %s%s\n", id, act);
+			continue;
+		}
+		printf("class %s%s%s%s\n", label,
+		       e[i].meta.name[0] && e[i].idx ? " name " : "",
+		       e[i].idx ? e[i].meta.name : "", act);
+	}
 	return 0;
 }
 
-int do_class(struct cli *c, int argc, char **argv)
-{
-	const char *verb = argc ? argv[0] : "list";
+static const struct cli_cmd class_cmds[] = {
+	CLI_CMD("add", class_add, "CLASSID [ name NAME ] [ ACTION ]..."),
+	CLI_CMD("replace", class_replace, "CLASSID [ name NAME ] [ ACTION ]..."),
+	CLI_CMD("set", class_set, "{ CLASSID | NAME | default }\n"
+	  "                            [ classid CLASSID ] [ name NAME ] [ ACTION ]...", .alias = "change"),
+	CLI_CMD("del", class_del, "{ CLASSID | NAME }", .alias = "delete"),
+	CLI_CMD("list", class_list, NULL, .flags = CLI_DEFAULT, .alias = "show"),
+	{},
+};
 
-	if (argc)
-		argc--, argv++;
-	if (is_help(verb) || (argc && is_help(argv[0]))) {
-		class_usage(stdout);
-		return 0;
-	}
-	if (matches(verb, "add")) {
-		c->cmd = "class add";
-		return class_add(c, argc, argv);
-	}
-	if (matches(verb, "set") || !strcmp(verb, "change")) {
-		c->cmd = "class set";
-		return class_set(c, argc, argv);
-	}
-	if (matches(verb, "delete")) {
-		c->cmd = "class del";
-		return class_del(c, argc, argv);
-	}
-	if (matches(verb, "list") || matches(verb, "show")) {
-		c->cmd = "class list";
-		return class_list(c, argc, argv);
-	}
-	cli_err(c, "unknown command \"%s\"; try \"classifier class help\"",
-		verb);
-	return -EINVAL;
-}
+const struct cli_object cli_class_obj = {
+	.name = "class",
+	.cmds = class_cmds,
+	.help = "CLASSID: tc class handle MAJ:MIN (hex, as tc parses it); packets\n"
+		"         of the class get skb->priority = CLASSID, so an HTB qdisc\n"
+		"         with handle MAJ: puts them in that class directly.\n"
+		"ACTION:  mark N | mark none | dscp { 0-63 | EF | AF41 | CS1 ... }\n"
+		"         | dscp none | drop | pass\n"
+		"replace adds the class or gives an existing one exactly these\n"
+		"settings (for configuration files applied again and again).\n"
+		"The default class (packets no route matches) is \"default\";\n"
+		"it sets no priority unless given one (classid CLASSID; \"classid\n"
+		"none\" takes it away). Setting another class's classid renames it.\n",
+};

@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* classifier stats ... */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "lib/parse.h"
-
-static void stats_usage(FILE *f)
-{
-	fprintf(f, "Usage: classifier stats [ show [ per-cpu ] ]\n"
-		   "       classifier stats { reset | on | off }\n"
-		   "Counts packets and bytes per class and per CPU; packets\n"
-		   "left unclassified are counted by reason even when off.\n");
-}
+#include "metrics/collect.h"
+#include "metrics/prom.h"
+#include "metrics/watch.h"
 
 /* A class (both hooks) or a single slot, per CPU. */
 struct what {
@@ -85,7 +81,7 @@ static void stats_json(struct cli *c, const struct cls_class_entry *e,
 	jw_name(jw, "classes");
 	jw_start_array(jw);
 	for (i = 0; i < n; i++) {
-		class_label(&e[i], label, sizeof(label));
+		cls_class_label(&e[i], label, sizeof(label));
 		jw_start_object(jw);
 		jw_string_field(jw, "class", label);
 		jw_string_field(jw, "name", e[i].meta.name);
@@ -137,7 +133,7 @@ static void stats_text(struct cli *c, const struct cls_class_entry *e,
 	printf("%-10s %-16s %14s %16s", "class", "name", "packets", "bytes");
 	printf(split ? " %14s %14s\n" : "\n", "egress pkts", "ingress pkts");
 	for (i = 0; i < n; i++) {
-		class_label(&e[i], label, sizeof(label));
+		cls_class_label(&e[i], label, sizeof(label));
 		v = total(&c->maps, (struct what){ true, e[i].idx });
 		printf("%-10s %-16s %14llu %16llu", label,
 		       e[i].idx ? e[i].meta.name : "", v.packets, v.bytes);
@@ -167,7 +163,7 @@ static void stats_text(struct cli *c, const struct cls_class_entry *e,
 
 static int stats_show(struct cli *c, bool per_cpu)
 {
-	struct cls_class_entry *e;
+	const struct cls_class_entry *e;
 	size_t n;
 	bool on;
 	int err;
@@ -180,68 +176,195 @@ static int stats_show(struct cli *c, bool per_cpu)
 		err = cls_stats_get_enabled(&c->maps, &on);
 	if (err)
 		return cli_errno(c, err, "reading counters");
-	err = cls_class_dump(&c->maps, &e, &n);
+	err = cls_classes(&c->maps, &e, &n);
 	if (err)
 		return cli_errno(c, err, "reading classes");
 	if (c->json)
 		stats_json(c, e, n, on, per_cpu);
 	else
 		stats_text(c, e, n, on, per_cpu);
-	free(e);
 	return 0;
 }
 
-int do_stats(struct cli *c, int argc, char **argv)
+static int stats_cmd_show(struct cli *c, int argc, char **argv)
 {
-	const char *verb = argc ? argv[0] : "show";
 	bool per_cpu = false;
+
+	for (; argc; argc--, argv++) {
+		if (strcmp(argv[0], "per-cpu") && strcmp(argv[0], "--per-cpu")) {
+			cli_err(c, "unknown argument \"%s\"", argv[0]);
+			return -EINVAL;
+		}
+		per_cpu = true;
+	}
+	return stats_show(c, per_cpu);
+}
+
+/* "stats per-cpu" reads as naturally as "stats show per-cpu". */
+static int stats_per_cpu(struct cli *c, int argc, char **argv)
+{
+	(void)argv;
+	c->cmd = "stats";
+	return cli_no_args(c, argc) ?: stats_show(c, true);
+}
+
+static int stats_reset(struct cli *c, int argc, char **argv)
+{
 	int err;
 
-	if (argc)
-		argc--, argv++;
-	if (is_help(verb) || (argc && is_help(argv[0]))) {
-		stats_usage(stdout);
-		return 0;
-	}
-	/* "stats per-cpu" and "stats show per-cpu" both read naturally. */
-	if (!strcmp(verb, "per-cpu") || !strcmp(verb, "--per-cpu")) {
-		per_cpu = true;
-		verb = "show";
-	}
-	if (matches(verb, "show") || matches(verb, "list")) {
-		c->cmd = "stats";
-		for (; argc; argc--, argv++) {
-			if (strcmp(argv[0], "per-cpu") &&
-			    strcmp(argv[0], "--per-cpu")) {
-				cli_err(c, "unknown argument \"%s\"", argv[0]);
-				return -EINVAL;
-			}
-			per_cpu = true;
-		}
-		return stats_show(c, per_cpu);
-	}
-	if (argc) {
-		c->cmd = "stats";
-		cli_err(c, "\"%s\" takes no arguments", verb);
+	(void)argv;
+	if (cli_no_args(c, argc))
+		return -EINVAL;
+	err = cli_maps_write(c);
+	if (!err && (err = cls_stats_reset(&c->maps)))
+		cli_errno(c, err, "reset");
+	return err;
+}
+
+static int stats_switch(struct cli *c, int argc, bool on)
+{
+	int err;
+
+	if (cli_no_args(c, argc))
+		return -EINVAL;
+	err = cli_maps_write(c);
+	if (!err && (err = cls_stats_set_enabled(&c->maps, on)))
+		cli_errno(c, err, on ? "on" : "off");
+	return err;
+}
+
+static int stats_on(struct cli *c, int argc, char **argv)
+{
+	(void)argv;
+	return stats_switch(c, argc, true);
+}
+
+static int stats_off(struct cli *c, int argc, char **argv)
+{
+	(void)argv;
+	return stats_switch(c, argc, false);
+}
+
+static int stats_prometheus(struct cli *c, int argc, char **argv)
+{
+	struct metrics_snapshot s;
+	int err;
+
+	if (argc > 1) {
+		cli_err(c, "expected [ FILE ]");
 		return -EINVAL;
 	}
-	if (matches(verb, "reset")) {
-		c->cmd = "stats reset";
-		err = cli_maps_write(c);
-		if (!err && (err = cls_stats_reset(&c->maps)))
-			cli_errno(c, err, "reset");
+	err = cli_maps_read(c);
+	if (err)
 		return err;
+	err = metrics_snapshot_init(&s);
+	if (err)
+		return cli_errno(c, err, "snapshot");
+	err = metrics_collect(&c->maps, &s);
+	if (err) {
+		cli_errno(c, err, "reading state");
+		goto out;
 	}
-	if (!strcmp(verb, "on") || !strcmp(verb, "off")) {
-		c->cmd = !strcmp(verb, "on") ? "stats on" : "stats off";
-		err = cli_maps_write(c);
-		if (!err && (err = cls_stats_set_enabled(&c->maps,
-							 !strcmp(verb, "on"))))
-			cli_errno(c, err, verb);
-		return err;
-	}
-	c->cmd = "stats";
-	cli_err(c, "unknown command \"%s\"; try \"classifier stats help\"",
-		verb);
-	return -EINVAL;
+	err = argc ? prom_write_file(argv[0], &s) : prom_write(stdout, &s);
+	if (err)
+		cli_err(c, "%s: %s", argc ? argv[0] : "standard output",
+			strerror(-err));
+out:
+	metrics_snapshot_free(&s);
+	return err;
 }
+
+struct watch_src {
+	const struct cli *c;
+	int err; /* of the last read: the pins, not the terminal */
+};
+
+/* A long-running reader opens the pins anew for every read. */
+static int read_pinned(void *ctx, struct metrics_snapshot *s)
+{
+	struct watch_src *w = ctx;
+
+	w->err = metrics_collect_pinned(w->c->bpffs, s);
+	return w->err;
+}
+
+/* INTERVAL in seconds, as watch(1) takes it: 0.1 to an hour. */
+static int parse_interval(const char *arg, unsigned int *ms)
+{
+	char *end;
+	double sec;
+
+	sec = strtod(arg, &end);
+	if (end == arg || *end || !isfinite(sec) ||
+	    sec * 1000 < WATCH_MIN_INTERVAL_MS || sec > 3600)
+		return -EINVAL;
+	*ms = (unsigned int)(sec * 1000 + 0.5);
+	return 0;
+}
+
+static int stats_watch(struct cli *c, int argc, char **argv)
+{
+	struct watch_src w = { .c = c };
+	struct metrics_source src = { read_pinned, &w };
+	struct watch_opts o = { .json = c->json };
+	__u32 count;
+	int err;
+
+	if (argc && strcmp(argv[0], "count")) {
+		if (parse_interval(argv[0], &o.interval_ms)) {
+			cli_err(c,
+				"interval \"%s\": expected seconds, %g to "
+				"3600",
+				argv[0], WATCH_MIN_INTERVAL_MS / 1000.0);
+			return -EINVAL;
+		}
+		argc--, argv++;
+	}
+	if (argc && !strcmp(argv[0], "count")) {
+		if (argc < 2 || parse_u32(argv[1], &count) || !count) {
+			cli_err(c, "count: expected a number of intervals");
+			return -EINVAL;
+		}
+		o.count = count;
+		argc -= 2, argv += 2;
+	}
+	if (argc) {
+		cli_err(c, "unknown argument \"%s\"", argv[0]);
+		return -EINVAL;
+	}
+	/* Say what is wrong with the pins the usual way, then let go. */
+	err = cli_maps_read(c) ?: cli_maps_release(c);
+	if (err)
+		return err;
+	err = watch_run(&o, &src);
+	if (err && err == w.err)
+		return cli_open_failed(c, err);
+	return err ? cli_errno(c, err, "live view") : 0;
+}
+
+static const struct cli_cmd stats_cmds[] = {
+	CLI_CMD("show", stats_cmd_show, "[ per-cpu ]", .flags = CLI_DEFAULT, .alias = "list"),
+	CLI_CMD("per-cpu", stats_per_cpu, NULL, .flags = CLI_EXACT, .alias = "--per-cpu"),
+	CLI_CMD("reset", stats_reset, NULL),
+	CLI_CMD("on", stats_on, NULL, .flags = CLI_EXACT),
+	CLI_CMD("off", stats_off, NULL, .flags = CLI_EXACT),
+	CLI_CMD("prometheus", stats_prometheus, "[ FILE ]"),
+	CLI_CMD("watch", stats_watch, "[ INTERVAL ] [ count N ]"),
+	{},
+};
+
+const struct cli_object cli_stats_obj = {
+	.name = "stats",
+	.cmds = stats_cmds,
+	.help = "Counts packets and bytes per class and per CPU; packets\n"
+		"left unclassified are counted by reason even when off.\n"
+		"prometheus: the counters and state in Prometheus's text "
+		"format, to\n"
+		"FILE atomically (node_exporter's textfile collector) or "
+		"stdout.\n"
+		"watch: packets/s and bits/s per class, busiest first, every\n"
+		"INTERVAL seconds (default 1); q or Ctrl-C quits. With -j, or\n"
+		"without a terminal: one JSON object per interval; count N "
+		"stops\n"
+		"after N. See docs/metrics.md.\n",
+};

@@ -1,110 +1,51 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* classifier [OPTIONS] OBJECT COMMAND: option parsing, dispatch, -batch. */
+/* classifier [OPTIONS] OBJECT COMMAND: option parsing and -batch. */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "lib/log.h"
 #include "lib/parse.h"
+#include "lib/version.h"
 #include "loader/loader.h"
 
-#define CLS_VERSION "0.1"
 #define BATCH_MAX_ARGS 64
 
-static const struct cmd {
-	const char *name;
-	int (*fn)(struct cli *c, int argc, char **argv);
-} cmds[] = {
-	{ "attach", do_attach }, { "detach", do_detach },
-	{ "status", do_status }, { "class", do_class },
-	{ "route", do_route },	 { "lookup", do_lookup },
-	{ "stats", do_stats },	 { "purge", do_purge },
-	{ "table", do_table },
-};
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: classifier [OPTIONS] OBJECT { COMMAND | help }\n"
-		"       classifier [OPTIONS] -batch FILE\n"
-		"OBJECT and COMMAND:\n"
-		"  attach dev IFACE [ egress | xdp ] [ mode { tcx | tc } ]\n"
-		"                   [ xdp-mode { native | generic } ]\n"
-		"  detach dev IFACE [ egress | xdp ]\n"
-		"  status\n"
-		"  class { add | set | del | list } ...\n"
-		"  route { add | replace | del | list | flush | load } ...\n"
-		"  lookup ADDR\n"
-		"  stats [ show [ per-cpu ] | reset | on | off ]\n"
-		"  table [ show | on [ groups N ] | off | rebuild ]  IPv4 DIR-24-8\n"
-		"  purge                 detach everywhere, remove all pins\n"
-		"OPTIONS:\n"
-		"  -j, --json            JSON output (-p, --pretty: indented)\n"
-		"  -v, --verbose         more messages (twice: libbpf debug)\n"
-		"  --bpffs DIR           bpffs mount to pin under (default\n"
-		"                        $CLASSIFIER_BPFFS or /sys/fs/bpf)\n"
-		"  -b, -batch FILE       one command per line ('-': stdin)\n"
-		"  -f, -force            with -batch: go on after errors\n"
-		"  -V, --version\n"
-		"Pins live in DIR/classifier. See README.md for examples.\n");
-}
-
-static void cli_release(struct cli *c)
-{
-	cli_classes_changed(c);
-	if (c->maps_open)
-		cls_maps_close(&c->maps);
-	c->maps_open = false;
-	cls_unlock_root(c->lock_fd);
-	c->lock_fd = -1;
-}
-
-static int run_command(struct cli *c, int argc, char **argv)
-{
-	size_t i;
-
-	if (argc < 1 || is_help(argv[0])) {
-		usage(argc < 1 ? stderr : stdout);
-		return argc < 1 ? -EINVAL : 0;
-	}
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		if (matches(argv[0], cmds[i].name)) {
-			c->cmd = cmds[i].name;
-			return cmds[i].fn(c, argc - 1, argv + 1);
-		}
-	}
-	c->cmd = NULL;
-	cli_err(c, "unknown object \"%s\"; try \"classifier help\"", argv[0]);
-	return -EINVAL;
-}
-
+/*
+ * The whole batch is read before its first command runs: an input that
+ * never ends (a FIFO, a terminal) must not hold the lock a command took.
+ */
 static int run_batch(struct cli *c, const char *file, bool force)
 {
-	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
-	char *line = NULL, *argv[BATCH_MAX_ARGS];
-	size_t cap = 0, lineno = 0;
+	char *buf, *line, *next, *argv[BATCH_MAX_ARGS];
+	size_t len, lineno = 0;
 	int argc, err = 0, failed = 0;
 
-	if (!f) {
-		cli_err(c, "-batch %s: %s", file, strerror(errno));
-		return -errno;
-	}
-	while (getline(&line, &cap, f) > 0) {
+	err = cli_read_input(c, file, CLI_INPUT_MAX, &buf, &len);
+	if (err)
+		return err;
+	for (line = buf; line < buf + len; line = next) {
+		next = memchr(line, '\n', buf + len - line);
+		next = next ? next + 1 : buf + len;
 		lineno++;
 		snprintf(c->where, sizeof(c->where), "%s:%zu: ", file, lineno);
 		c->cmd = NULL;
+		if (memchr(line, '\0', next - line)) {
+			cli_err(c, "NUL byte in the line");
+			err = -EINVAL;
+			break;
+		}
+		if (next[-1] == '\n')
+			next[-1] = '\0';
 		argc = split_args(line, argv, BATCH_MAX_ARGS);
 		if (argc < 0) {
 			cli_err(c, argc == -E2BIG ? "too many arguments" :
 						    "unterminated quote");
 			err = argc;
 		} else if (argc > 0) {
-			err = run_command(c, argc, argv);
+			err = cli_run(c, argc, argv);
 		}
 		if (err) {
 			failed++;
@@ -114,10 +55,18 @@ static int run_batch(struct cli *c, const char *file, bool force)
 		}
 	}
 	c->where[0] = '\0';
-	free(line);
-	if (f != stdin)
-		fclose(f);
+	free(buf);
 	return err ? err : failed ? -EINVAL : 0;
+}
+
+static int parse_wait(const char *s, int *ms)
+{
+	__u32 sec;
+
+	if (parse_u32(s, &sec) || sec > 86400)
+		return -EINVAL;
+	*ms = sec * 1000;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -129,18 +78,21 @@ int main(int argc, char **argv)
 		{ "bpffs", required_argument, NULL, 'B' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "wait", required_argument, NULL, 'w' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	struct cli c = { .lock_fd = -1 };
-	const char *batch = NULL;
+	struct cli c = { .wait_ms = -1 };
+	const char *batch = NULL, *env;
 	int opt, err, verbose = 0;
 	bool force = false;
 
-	c.bpffs = getenv("CLASSIFIER_BPFFS");
+	/* An empty variable is unset; an empty --bpffs is a mistake. */
+	env = getenv("CLASSIFIER_BPFFS");
+	c.bpffs = env && *env ? env : NULL;
 	/* '+': stop at the first non-option, the OBJECT. */
-	while ((opt = getopt_long_only(argc, argv, "+jpvb:fVh", long_opts,
+	while ((opt = getopt_long_only(argc, argv, "+jpvb:fw:Vh", long_opts,
 				       NULL)) != -1) {
 		switch (opt) {
 		case 'j':
@@ -161,15 +113,22 @@ int main(int argc, char **argv)
 		case 'f':
 			force = true;
 			break;
+		case 'w':
+			if (parse_wait(optarg, &c.wait_ms)) {
+				fprintf(stderr, "classifier: --wait: \"%s\" is not a number of seconds (0-86400)\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'V':
-			printf("classifier %s (ABI %d)\n", CLS_VERSION,
-			       CLS_ABI_VERSION);
+			printf("classifier %s (layout %d, build %016llx)\n",
+			       CLS_VERSION, CLS_LAYOUT_VERSION, cls_build_id());
 			return 0;
 		case 'h':
-			usage(stdout);
+			cli_usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
+			cli_usage(stderr);
 			return 2;
 		}
 	}
@@ -177,10 +136,10 @@ int main(int argc, char **argv)
 		      verbose	   ? LOG_INFO :
 				     LOG_WARN);
 	log_setup_libbpf();
-	if (c.bpffs && !*c.bpffs)
-		c.bpffs = NULL;
-	if (cls_root_path(c.root, sizeof(c.root), c.bpffs)) {
-		fprintf(stderr, "classifier: --bpffs path too long\n");
+	err = cls_root_path(c.root, sizeof(c.root), c.bpffs);
+	if (err) {
+		fprintf(stderr, "classifier: --bpffs: %s\n",
+			err == -EINVAL ? "empty path" : "path too long");
 		return 2;
 	}
 	if (batch) {
@@ -190,8 +149,9 @@ int main(int argc, char **argv)
 		}
 		err = run_batch(&c, batch, force);
 	} else {
-		err = run_command(&c, argc - optind, argv + optind);
+		err = cli_run(&c, argc - optind, argv + optind);
 	}
-	cli_release(&c);
+	if (cli_maps_release(&c) && !err)
+		err = -EIO;
 	return err ? 1 : 0;
 }

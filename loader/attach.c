@@ -157,10 +157,16 @@ static int repin(const char *path, int fd)
 	return bpf_obj_pin(fd, path) ? -errno : 0;
 }
 
+/*
+ * The pins go first: they are the record that something of ours may be
+ * on the device, so a crash between two steps leaves a record that
+ * detach (or a second attach) cleans up or completes, never a filter or
+ * a qdisc nobody knows about.
+ */
 static int attach_tc(const struct pins *p, int prog_fd, int ifindex,
 		     bool *replaced)
 {
-	bool created = false;
+	bool created = false, had_qdisc_pin = pinned(p->qdisc);
 	__u32 id;
 	int err;
 
@@ -168,25 +174,29 @@ static int attach_tc(const struct pins *p, int prog_fd, int ifindex,
 	if (err < 0)
 		return err;
 	*replaced = err == 1;
+	err = repin(p->tc, prog_fd);
+	if (!err && !*replaced && !had_qdisc_pin)
+		err = repin(p->qdisc, prog_fd);
+	if (err)
+		goto unpin;
 	if (!*replaced) {
 		err = tc_clsact_ensure(ifindex, &created);
 		if (err)
-			return err;
+			goto unpin;
+		if (!created && !had_qdisc_pin)
+			unlink(p->qdisc); /* someone else's clsact */
 	}
 	err = tc_filter_attach(ifindex, prog_fd, "cls_egress");
-	if (err)
-		goto undo;
-	err = repin(p->tc, prog_fd);
-	if (!err && created)
-		err = repin(p->qdisc, prog_fd);
 	if (!err)
 		return 0;
-	unlink(p->tc);
-	if (!*replaced)
-		tc_filter_detach(ifindex);
-undo:
 	if (created)
 		tc_clsact_delete(ifindex);
+unpin:
+	if (!*replaced) {
+		unlink(p->tc);
+		if (!had_qdisc_pin)
+			unlink(p->qdisc);
+	}
 	return err;
 }
 
@@ -244,7 +254,7 @@ static int attach_prog(struct classifier_bpf *skel, const char *root,
 	return err;
 }
 
-int cls_attach(const char *root, const char *ifname,
+int cls_attach(struct cls_maps *m, const char *ifname,
 	       const struct cls_attach_opts *opts,
 	       struct cls_attach_result *res)
 {
@@ -253,10 +263,11 @@ int cls_attach(const char *root, const char *ifname,
 
 	if (!if_nametoindex(ifname))
 		return -ENODEV;
-	err = cls_load_reusing(root, &skel);
-	if (err)
-		return err;
-	err = attach_prog(skel, root, ifname, opts, res);
+	err = cls_make_dirs(m->root);
+	if (!err)
+		err = cls_load(m, &skel);
+	if (!err)
+		err = attach_prog(skel, m->root, ifname, opts, res);
 	classifier_bpf__destroy(skel);
 	return err;
 }
@@ -286,8 +297,6 @@ static int replace_one(const char *root, struct classifier_bpf *skel,
 	if (err == -ENODEV)
 		pr_warn("%s: clsact attachment whose device is not here (another network namespace: run this there; gone: 'classifier detach dev %s')\n",
 			a->ifname, a->ifname);
-	else if (!err && !res.replaced)
-		err = -EUCLEAN; /* it was not attached after all */
 	return err;
 }
 
@@ -299,9 +308,11 @@ int cls_replace_all(const char *root, struct classifier_bpf *skel)
 
 	err = cls_attachments(root, &a, &n);
 	/* A defunct link is gone for good; a clsact one may be elsewhere. */
-	for (i = 0; !err && i < n; i++)
+	for (i = 0; !err && i < n; i++) {
 		if (!a[i].defunct || !(a[i].tcx || a[i].hook == CLS_HOOK_XDP))
 			err = replace_one(root, skel, &a[i]);
+		cls_step("replace: one attachment moved");
+	}
 	free(a);
 	return err;
 }
@@ -471,9 +482,7 @@ int cls_attachments(const char *root, struct cls_attachment **out, size_t *n)
 
 int cls_purge(const char *root)
 {
-	static const char *const dirs[] = { "maps", "links", "tc" };
 	struct cls_attachment *a;
-	char path[PATH_MAX];
 	size_t n, i;
 	int err;
 
@@ -486,20 +495,7 @@ int cls_purge(const char *root)
 			err = 0;
 	}
 	free(a);
-	if (err)
-		return err;
-	for (i = 0; i < CLS_NR_MAPS; i++) {
-		cls_pin_path(path, sizeof(path), root, "maps",
-			     cls_map_names[i]);
-		if (unlink(path) < 0 && errno != ENOENT)
-			return -errno;
-	}
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
-		if (rmdir(path) < 0 && errno != ENOENT)
-			return -errno;
-	}
-	return rmdir(root) < 0 && errno != ENOENT ? -errno : 0;
+	return err ? err : cls_remove_pins(root);
 }
 
 const char *cls_loader_last_error(void)

@@ -44,16 +44,13 @@ struct cls_attach_result {
 	__u32 prog_id;
 };
 
+struct cls_maps;
+
 /* Mount bpffs at dir if it is not one (the default /sys/fs/bpf only). */
 int cls_bpffs_ensure(const char *bpffs, bool may_mount);
-/*
- * Create and pin the maps if they are not pinned yet (loading the BPF
- * object once to do so), with the default class and empty tables.
- * Idempotent.  *created tells whether this call made them.
- */
-int cls_setup(const char *root, bool *created);
 
-int cls_attach(const char *root, const char *ifname,
+/* Attach this build's program, bound to m's maps (m holds the lock). */
+int cls_attach(struct cls_maps *m, const char *ifname,
 	       const struct cls_attach_opts *opts,
 	       struct cls_attach_result *res);
 /*
@@ -62,6 +59,20 @@ int cls_attach(const char *root, const char *ifname,
  * (force: forget it anyway, as purge does).
  */
 int cls_detach(const char *root, const char *ifname, int hook, bool force);
+
+struct cls_open_opts;
+
+struct cls_upgrade_result {
+	int from;      /* layout the pins had (0: nothing set up) */
+	bool migrated; /* moved to this layout */
+	bool finished; /* an interrupted upgrade was run to its end */
+};
+
+/*
+ * Move pins of an older layout to this one and make every attachment run
+ * this build's programs; finishes an upgrade a crash interrupted.
+ */
+int cls_upgrade(const struct cls_open_opts *o, struct cls_upgrade_result *res);
 
 struct cls_attachment {
 	char ifname[64];
@@ -78,15 +89,10 @@ int cls_attachments(const char *root, struct cls_attachment **out, size_t *n);
 /* Detach everything and unpin everything: the opposite of setup. */
 int cls_purge(const char *root);
 
-struct cls_maps;
-/*
- * A new IPv4 table (on: first level + groups second-level groups; off: none)
- * and every attachment moved to programs that use it.
- */
-int cls_table_resize(const char *root, struct cls_maps *m, bool on,
-		     __u32 groups);
-/* Repaint the table from the trie and re-point every attachment at it. */
-int cls_table_refresh(const char *root, struct cls_maps *m);
+/* This build's BPF object, as a hash; and what an attached program has. */
+__u64 cls_build_id(void);
+/* -ENOENT: a program of a build that did not record one (older). */
+int cls_prog_build_id(__u32 prog_id, __u64 *id);
 
 /* The last netlink extended-ack text, if the last error came from tc. */
 const char *cls_loader_last_error(void);

@@ -6,15 +6,16 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "maps/maps.h"
+
 struct classifier_bpf;
 
 int cls_pin_path(char *buf, size_t n, const char *root, const char *dir,
 		 const char *name);
 int cls_make_dirs(const char *root);
-int cls_load_reusing(const char *root, struct classifier_bpf **out);
-/* The same, but with a new dir24 map of dir24_elems elements (0: reuse). */
-int cls_load_new_dir24(const char *root, __u32 dir24_elems,
-		       struct classifier_bpf **out);
+/* The BPF object with its maps bound to these (maps/registry.c order). */
+int cls_load_fds(const int fds[CLS_NR_MAPS], struct classifier_bpf **out);
+int cls_load(const struct cls_maps *m, struct classifier_bpf **out);
 /* Make every attachment run skel's programs (in place). */
 int cls_replace_all(const char *root, struct classifier_bpf *skel);
 

@@ -2,7 +2,8 @@
 /*
  * The contract between the BPF programs (xdp_tc/) and user space (maps/,
  * loader/, cli/): every key, value, limit and flag lives here once.
- * Changing a layout here changes the pinned maps: bump CLS_ABI_VERSION.
+ * Changing a layout here changes the pinned maps: bump CLS_LAYOUT_VERSION
+ * and teach maps/migrate.c to carry the previous layout over.
  */
 #ifndef CLASSIFIER_ABI_H
 #define CLASSIFIER_ABI_H
@@ -11,7 +12,12 @@
 #include <linux/types.h>
 #endif
 
-#define CLS_ABI_VERSION 3
+/*
+ * Version of the pinned layout (maps, their shapes and value encodings).
+ * 3: one trie slot, a flat dir24 map; 4: generation slots, route values
+ * carry the prefix length and source, the state map.
+ */
+#define CLS_LAYOUT_VERSION 4
 
 /* Dense class indices; index 0 is the default class (no route matched). */
 #define CLS_MAX_CLASSES 4096
@@ -36,7 +42,28 @@ struct cls_v6_key {
 	__u8 addr[16];
 };
 
-/* Route value: a class index (u32) into the classes map. */
+/*
+ * Route value in the tries: the class index, the prefix's own length (one
+ * lookup then tells which prefix matched) and where the route came from.
+ * The data path uses only the class bits.
+ */
+#define CLS_ROUTE_CLASS_MASK 0xFFFFU
+#define CLS_ROUTE_PLEN_SHIFT 16
+#define CLS_ROUTE_PLEN_MASK 0xFFU
+#define CLS_ROUTE_SYNCED (1U << 24) /* installed by `classifier sync` */
+
+static inline __u32 cls_route_value(__u32 class_idx, __u32 plen, __u32 flags)
+{
+	return (class_idx & CLS_ROUTE_CLASS_MASK) |
+	       (plen & CLS_ROUTE_PLEN_MASK) << CLS_ROUTE_PLEN_SHIFT | flags;
+}
+
+/*
+ * The tries and tables sit in two-slot ARRAY_OF_MAPS, one slot per
+ * generation: a whole new route set is built in the slot packets do not
+ * use and published by one write of cls_config.gen.
+ */
+#define CLS_GENERATIONS 2
 
 /* struct cls_class.flags */
 #define CLS_F_VALID (1U << 0)    /* slot is in use */
@@ -87,15 +114,18 @@ struct cls_counter {
 };
 
 /*
- * dir24: the IPv4 DIR-24-8 table, a cache derived from routes_v4 that user
- * space writes through mmap.  Its mmap is one __u32[] of entries:
+ * The IPv4 DIR-24-8 table, a cache derived from the IPv4 trie that user
+ * space writes through mmap: the inner map of table_v4's slot, an ARRAY
+ * with BPF_F_MMAPABLE | BPF_F_INNER_MAP (so tables of any size fit the
+ * slot; an empty slot: the trie answers).  Its mmap is one __u32[] of
+ * entries:
  *   [0, 2^24)                 first level, indexed by address >> 8
  *   [2^24, 2^24 + groups*256) second-level groups, indexed by address & 0xff
  *   last CLS_DIR24_HDR_ENTRIES bookkeeping for user space (struct below)
  * An entry is a leaf ((plen + 1) << 16 | class index; 0 = no route), a
  * group reference (CLS_DIR24_GROUP_BIT | group), or CLS_DIR24_ASK_TRIE
  * where no group was free: the trie answers for that /24.  Group entries
- * are always leaves.  A table that is off has only the bookkeeping.
+ * are always leaves.
  * The kernel spaces ARRAY elements 8 bytes apart whatever value_size is, so
  * the map's value is a pair of entries (element k holds entries 2k, 2k + 1)
  * and max_entries = entries / CLS_DIR24_PER_ELEM.
@@ -108,21 +138,81 @@ struct cls_counter {
 #define CLS_DIR24_ASK_TRIE 0xFFFFFFFFU
 #define CLS_DIR24_CLASS_MASK 0xFFFFU
 #define CLS_DIR24_PLEN_SHIFT 16
-#define CLS_DIR24_DEFAULT_GROUPS 131072
 #define CLS_DIR24_MAX_GROUPS (1U << 20)
-
-/* How packets find their IPv4 class; IPv6 always uses the trie. */
-enum cls_lookup_mode {
-	CLS_LOOKUP_TRIE = 0, /* table off, or being rebuilt */
-	CLS_LOOKUP_DIR24 = 1,
-};
 
 /* config: ARRAY with one entry; the data path only reads it. */
 struct cls_config {
 	__u32 stats_on;
-	__u32 abi_version;
-	__u32 lookup_mode; /* enum cls_lookup_mode */
+	__u32 layout; /* CLS_LAYOUT_VERSION */
+	__u32 gen;    /* the slot of the tries and tables packets use */
 	__u32 pad;
 };
+
+/*
+ * Layout of the IPv6 table (maps/mbt6.c writes it, xdp_tc/lookup6.h
+ * reads it): a multibit trie derived from the IPv6 LPM trie, in one
+ * BPF_F_MMAPABLE ARRAY whose 8-byte elements read as one __u32[] of
+ * entries (element k holds entries 2k and 2k + 1):
+ *   [0, 2^16)               first level, indexed by address bits 0-15
+ *   [2^16, 2^16 + 8 units)  node pool in units of 8 entries (32 bytes)
+ *   the rest                bookkeeping for user space (maps/mbt6.h)
+ * A node of depth d (1..14) covers a /(8 + 8d) and has 256 slots, one per
+ * value of address byte d + 1.  It is stored as one of
+ *   DIRECT: 32 units, slot i is entry i (one read);
+ *   RANGE:  1 unit for slots that hold one value in [lo, hi] and another
+ *           outside (at most three runs, the outer two equal): entry 0 is
+ *           lo | hi << 8, entry 1 the value inside, entry 2 the one
+ *           outside, so a slot inside takes one read, one outside two;
+ *   TINY:   1 unit for at most MBT6_TINY_RUNS runs of equal slots: the
+ *           first 8 bytes are the slots where runs 1..5 start (ascending,
+ *           0xff past the last run), entries 2..7 the runs' values (the
+ *           last repeated), so a lookup reads the starts, counts those
+ *           <= the slot (capped at 5) and reads that run: two reads in
+ *           one cache line.
+ * An entry is a leaf ((prefix length + 1) << 12 | class index; 0: no
+ * route), a node (MBT6_CHILD | kind | unit), or MBT6_ASK_TRIE where the
+ * pool had no room: the trie answers for that range.
+ */
+#define MBT6_PER_ELEM	  2
+#define MBT6_L1_BITS	  16
+#define MBT6_L1_ENTRIES	  (1U << MBT6_L1_BITS)
+#define MBT6_SLOTS	  256
+#define MBT6_MAX_DEPTH	  14 /* (128 - 16) / 8 */
+#define MBT6_UNIT_ENTRIES 8
+#define MBT6_DIRECT_UNITS (MBT6_SLOTS / MBT6_UNIT_ENTRIES)
+#define MBT6_TINY_RUNS	  6
+#define MBT6_TINY_LAST	  (MBT6_TINY_RUNS - 1)
+#define MBT6_TINY_FIRST	  2 /* entry of run 0 in a TINY unit */
+
+#define MBT6_CHILD	0x80000000U
+#define MBT6_DIRECT	0x40000000U
+#define MBT6_RANGE	0x20000000U
+#define MBT6_RANGE_IN	1 /* entries of a RANGE unit */
+#define MBT6_RANGE_OUT	2
+#define MBT6_UNIT_MASK	0x0FFFFFFFU /* entry indices stay below 2^32 */
+#define MBT6_MAX_UNITS	MBT6_UNIT_MASK
+#define MBT6_ASK_TRIE	0xFFFFFFFFU
+#define MBT6_CLASS_MASK 0xFFFU
+#define MBT6_PLEN_SHIFT 12
+
+/*
+ * The run of a TINY node that slot lies in: how many of the run starts
+ * (bytes of starts, lane k = bits 8k..8k+7) are <= slot, at most
+ * MBT6_TINY_LAST.  No loop and no popcount (BPF has none): the bytes are
+ * spread into 16-bit lanes, 0x100 + slot - start has bit 8 set exactly
+ * when start <= slot, and a multiply sums the lanes.
+ */
+static inline __attribute__((always_inline)) __u32 mbt6_tiny_run(__u64 starts,
+								 __u32 slot)
+{
+	const __u64 lanes = 0x0001000100010001ULL;
+	const __u64 bytes = 0x00FF00FF00FF00FFULL;
+	__u64 x = (0x100 | (__u64)slot) * lanes;
+	__u64 n = ((x - (starts & bytes)) >> 8 & lanes) +
+		  ((x - (starts >> 8 & bytes)) >> 8 & lanes);
+	__u32 run = (__u32)((n * lanes) >> 48);
+
+	return run < MBT6_TINY_LAST ? run : MBT6_TINY_LAST;
+}
 
 #endif /* CLASSIFIER_ABI_H */

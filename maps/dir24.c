@@ -68,6 +68,11 @@ void dir24_clear(struct dir24 *d)
 		       (CLS_DIR24_L1_ENTRIES +
 			(size_t)d->hdr->used * CLS_DIR24_GROUP_SIZE) *
 			       sizeof(__u32));
+	dir24_init(d);
+}
+
+void dir24_init(struct dir24 *d)
+{
 	memset(d->hdr, 0, sizeof(*d->hdr));
 	d->hdr->magic = CLS_DIR24_MAGIC;
 	d->hdr->groups = d->groups;
@@ -162,14 +167,13 @@ void dir24_unpaint(struct dir24 *d, __u32 addr, unsigned int len,
 /* No /24 has this index: 2^24 of them. */
 #define NO_BLOCK 0xFFFFFFFFU
 
-void dir24_fill_begin(struct dir24_fill *f, struct dir24 *d)
+void dir24_fill_begin(struct dir24_fill *f, struct dir24 *d, bool zeroed)
 {
 	memset(f, 0, sizeof(*f));
 	f->d = d;
+	f->zeroed = zeroed;
 	f->grp_blk = NO_BLOCK;
-	memset(d->hdr, 0, sizeof(*d->hdr));
-	d->hdr->magic = CLS_DIR24_MAGIC;
-	d->hdr->groups = d->groups;
+	dir24_init(d);
 }
 
 /* The group for /24 blk, its first entries still to be written. */
@@ -197,7 +201,8 @@ static void fill_range(struct dir24_fill *f, __u64 lo, __u64 hi, __u32 v)
 		blk = (__u32)(lo >> 8);
 		if (!(lo & 0xff) && hi - lo >= 0xff) {
 			n = (hi - lo + 1) >> 8;
-			for (i = 0; i < n; i++)
+			/* A zeroed table says "no route" already: do not touch. */
+			for (i = 0; i < n && !(f->zeroed && v == NO_ROUTE); i++)
 				t[blk + i] = v;
 			lo += n << 8;
 			continue;
@@ -208,7 +213,7 @@ static void fill_range(struct dir24_fill *f, __u64 lo, __u64 hi, __u32 v)
 		}
 		blk_end = (__u64)blk << 8 | 0xff;
 		n = (blk_end < hi ? blk_end : hi) - lo + 1;
-		if (f->grp)
+		if (f->grp && !(f->zeroed && v == NO_ROUTE))
 			for (i = 0; i < n; i++)
 				f->grp[(lo & 0xff) + i] = v;
 		lo += n;

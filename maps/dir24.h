@@ -42,6 +42,8 @@ static inline size_t dir24_entries(bool on, __u32 groups)
 int dir24_view(struct dir24 *d, __u32 *mem, size_t entries);
 /* Every address: no route.  Groups are all free again. */
 void dir24_clear(struct dir24 *d);
+/* The bookkeeping of a table whose entries are all zero (a new map). */
+void dir24_init(struct dir24 *d);
 /* Route addr/len (host byte order) -> class added or replaced. */
 void dir24_paint(struct dir24 *d, __u32 addr, unsigned int len,
 		 __u32 class_idx);
@@ -54,14 +56,17 @@ void dir24_unpaint(struct dir24 *d, __u32 addr, unsigned int len,
 /*
  * A whole table from routes in address order (shortest first among equal
  * addresses; a repeated prefix: the last one wins), each entry written
- * once.  For a table no program reads: no ordering of stores is kept.
- * fill_add returns -EINVAL for a route out of order.
+ * once (zeroed: the table is all zero, as a new map is, and entries with
+ * no route are not written at all).  For a table no program reads: no
+ * ordering of stores is kept.  fill_add returns -EINVAL for a route out of
+ * order.
  */
 struct dir24_fill {
 	struct dir24 *d;
 	__u64 next;	/* first address not yet written */
 	__u32 grp_blk;	/* /24 whose group is being written, or -1 */
 	__u32 *grp;	/* that group, NULL: left to the trie */
+	bool zeroed;
 	int depth;
 	struct {
 		__u64 start, end;
@@ -69,7 +74,7 @@ struct dir24_fill {
 	} open[33];	/* the routes covering the current address */
 };
 
-void dir24_fill_begin(struct dir24_fill *f, struct dir24 *d);
+void dir24_fill_begin(struct dir24_fill *f, struct dir24 *d, bool zeroed);
 int dir24_fill_add(struct dir24_fill *f, __u32 addr, unsigned int len,
 		   __u32 class_idx);
 void dir24_fill_end(struct dir24_fill *f);

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The user-space library over classifier's pinned maps: routes, classes and
- * counters.  Every function returns 0 (or a count) or a negative errno; none
- * prints.  The pins live under <bpffs>/classifier/maps/.
+ * The user-space library over classifier's pinned state: the one owner of
+ * every change to it.  Front ends (the CLI, the sync daemon, the metrics
+ * exporter, the bench) open a handle, and the library takes the lock,
+ * checks the pins and the layout version, finishes or rolls back a change
+ * that an earlier process left half done, and keeps every derived
+ * structure (the IPv4 table, route counts) equal to the tries.
+ * Every function returns 0 (or a count) or a negative errno; none prints.
  */
 #ifndef CLS_MAPS_H
 #define CLS_MAPS_H
@@ -12,8 +16,10 @@
 #include <limits.h>
 
 #include "maps/classifier_abi.h"
+#include "maps/state.h"
 #include "lib/parse.h"
 #include "maps/dir24.h"
+#include "maps/mbt6.h"
 
 /* The kernel-internal errno BPF syscalls leak for "not supported". */
 #ifndef ENOTSUPP
@@ -22,46 +28,160 @@
 
 #define CLS_DEFAULT_BPFFS "/sys/fs/bpf"
 #define CLS_PIN_DIR "classifier"
+/* How long a change waits for another process's lock by default. */
+#define CLS_LOCK_WAIT_MS 10000
 
-/* Names of the maps as the BPF object defines and we pin them. */
-#define CLS_MAP_CONFIG "config"
-#define CLS_MAP_CLASSES "classes"
-#define CLS_MAP_CLASS_META "class_meta"
-#define CLS_MAP_ROUTES_V4 "routes_v4"
-#define CLS_MAP_ROUTES_V6 "routes_v6"
-#define CLS_MAP_STATS "stats"
-#define CLS_MAP_DIR24 "dir24"
-#define CLS_NR_MAPS 7
-/* Every pinned map, in the order loader and purge walk them. */
-extern const char *const cls_map_names[CLS_NR_MAPS];
+/* The pinned maps, declared once in maps/registry.c. */
+enum cls_map_id {
+	CLS_M_CONFIG,
+	CLS_M_CLASSES,
+	CLS_M_CLASS_META,
+	CLS_M_STATS,
+	CLS_M_TRIE_V4,
+	CLS_M_TRIE_V6,
+	CLS_M_TABLE_V4,
+	CLS_M_TABLE_V6,
+	CLS_M_STATE,
+	CLS_NR_MAPS,
+};
+
+struct cls_map_spec {
+	const char *name; /* pin name and BPF map name */
+	__u32 type, key_size, value_size;
+	__u32 max_entries; /* 0: any (sized at creation) */
+	__u32 flags;
+	const struct cls_map_spec *inner; /* what the slots of an outer map hold */
+	bool bpf;			  /* the BPF programs use it */
+};
+
+extern const struct cls_map_spec cls_map_specs[CLS_NR_MAPS];
+
+/* The generation-slotted maps: what a whole-table change replaces. */
+enum cls_slotted {
+	CLS_S_TRIE_V4,
+	CLS_S_TRIE_V6,
+	CLS_S_TABLE_V4,
+	CLS_S_TABLE_V6,
+	CLS_NR_SLOTTED,
+};
+
+/* A mapped IPv4 table (maps/table.c). */
+struct cls_table {
+	int fd;
+	struct dir24 d;
+	void *mem;		/* the whole map's range, reserved */
+	size_t len;
+	unsigned char *mapped;	/* per page: mapped yet? */
+};
+
+/* A mapped IPv6 table (maps/table6.c). */
+struct cls_table6 {
+	int fd;
+	struct mbt6 m;
+	void *mem;
+	size_t len;
+};
+
+struct cls_catalog;
 
 struct cls_maps {
 	char root[PATH_MAX]; /* <bpffs>/classifier */
-	int root_fd;         /* flock()ed while mutating */
-	int config_fd;
-	int classes_fd;
-	int class_meta_fd;
-	int routes_fd[2]; /* outer one-slot ARRAY_OF_MAPS: [0] v4, [1] v6 */
-	int trie_fd[2];   /* the live tries, once looked up */
-	int stats_fd;
-	int dir24_fd;
+	int dir_fd;	     /* root; flock()ed while locked */
+	bool locked;
+	int fd[CLS_NR_MAPS];
 	unsigned int nr_cpus;
-	struct dir24 dir24; /* view of the mmap, on first use */
-	void *dir24_mem;       /* reserved for the whole map, mapped in windows */
-	size_t dir24_len;
-	unsigned char *dir24_mapped; /* per page */
-	struct cls_counter *stats_mem; /* mmap of stats, on first use */
+	/* The live generation's inner maps, looked up on first use. */
+	__u32 gen;
+	bool gen_known;
+	int live[CLS_NR_SLOTTED]; /* -1: not looked up (or no table) */
+	struct cls_table table;	  /* the live IPv4 table, if it has one */
+	struct cls_table6 table6; /* the live IPv6 table, if it has one */
+	struct cls_counter *stats_mem;
 	size_t stats_len;
+	struct cls_catalog *catalog;
+	/* One line per change found half done and finished or rolled back. */
+	void (*notify)(void *ctx, const char *line);
+	void *notify_ctx;
 };
 
-/* Fill root from a bpffs mount point (NULL: the default). */
+/* Options of cls_open(). */
+struct cls_open_opts {
+	const char *bpffs; /* mount point; NULL: CLS_DEFAULT_BPFFS */
+	bool write;	   /* take the lock, create the pins if missing */
+	int wait_ms;	   /* how long to wait for the lock (-1: default) */
+	void (*notify)(void *ctx, const char *line);
+	void *notify_ctx;
+};
+
+/*
+ * <bpffs>/classifier; -EINVAL for an empty bpffs (it would silently mean
+ * the default), -ENAMETOOLONG.
+ */
 int cls_root_path(char *root, size_t n, const char *bpffs);
-/* Open the pinned maps; -ENOENT if nothing is pinned under root yet. */
-int cls_maps_open(struct cls_maps *m, const char *root);
-void cls_maps_close(struct cls_maps *m);
-/* Serialise mutations across processes (flock on the pin directory). */
-int cls_lock_root(const char *root, int *fd_out);
-void cls_unlock_root(int fd);
+/*
+ * Open the pinned state.  Reading: -ENOENT if nothing is set up.  Writing:
+ * creates the pins if missing (mounting is the caller's: cls_bpffs_check)
+ * and holds the lock until cls_close().  Either finishes what an
+ * interrupted change left (a reader only if no writer holds the lock).  Errors that name a problem with the pins (-EUCLEAN: not ours,
+ * wrong shape; -EPROTO: another layout version) leave a reason in
+ * cls_open_error().
+ */
+int cls_open(struct cls_maps *m, const struct cls_open_opts *o);
+/*
+ * Upkeep left for the end of a change (the table's size against its
+ * policy), then unlock and close; returns the upkeep's error.
+ */
+int cls_close(struct cls_maps *m);
+/* Why the last cls_open()/cls_lock() failed, for the user (or ""). */
+const char *cls_open_error(void);
+
+/* The bpffs at path is one (0), is not (-ENOTSUP), or is missing. */
+int cls_bpffs_check(const char *path);
+
+/*
+ * The lock on its own, for long-running writers (the sync daemon) that
+ * change state in batches and must let the CLI in between.  On taking it,
+ * cached views are refreshed and unfinished changes are finished.
+ */
+int cls_lock(struct cls_maps *m, int wait_ms);
+/* Upkeep (as cls_close), then unlock; returns the upkeep's error. */
+int cls_unlock(struct cls_maps *m);
+
+/*
+ * The lock alone, on a pin directory in any state (purge, upgrade): the
+ * directory's fd, locked, or -errno with cls_open_error() set.
+ */
+int cls_lock_root(const char *root, int wait_ms);
+/* Layout version of the pins under root: 0 none, 3, 4, ...; <0 error. */
+int cls_layout_of(const char *root);
+/*
+ * Upgrades (the loader drives them, holding cls_lock_root()'s lock on
+ * dir_fd): build this layout in staging/ from the pins of layout `from`;
+ * the staged maps' fds for the programs; then make staging/ the live
+ * maps/ in one step.  cls_open() says -EINPROGRESS while an upgrade that
+ * reached staging/ is unfinished.
+ */
+int cls_migrate_stage(int dir_fd, const char *root, int from);
+int cls_staging_fds(int dir_fd, int fds[CLS_NR_MAPS]);
+int cls_migrate_commit(int dir_fd, const char *root);
+/* 1 if staging/ holds a complete upgrade, 0 if not (removed if half-built). */
+int cls_staging_pending(int dir_fd, const char *root);
+/* Unpin everything under root and remove it (after detaching). */
+int cls_remove_pins(const char *root);
+
+/*
+ * A named point between two steps of a change.  Builds with
+ * CLS_FAULT_INJECT die there by SIGKILL when $CLS_FAULT_STEP counts down
+ * to it, so tests can try every crash point; elsewhere it is nothing.
+ */
+#ifdef CLS_FAULT_INJECT
+void cls_step(const char *what);
+#else
+static inline void cls_step(const char *what)
+{
+	(void)what;
+}
+#endif
 
 /* Routes.  family picks the table; values are class indices. */
 static inline int cls_family_slot(int family)
@@ -72,20 +192,39 @@ static inline int cls_family_slot(int family)
 struct cls_route {
 	struct cls_prefix prefix;
 	__u32 class_idx;
+	__u32 flags; /* CLS_ROUTE_SYNCED */
 };
 
-#define CLS_ROUTE_ADD 0     /* fail with -EEXIST if present */
+#define CLS_ROUTE_ADD 0	    /* fail with -EEXIST if present */
 #define CLS_ROUTE_REPLACE 1 /* add or overwrite */
 
-/* Create an empty LPM trie of the shape the BPF object expects. */
-int cls_trie_create(int family);
-/* fd of the trie currently in the family's slot. */
-int cls_trie_current(const struct cls_maps *m, int family);
-/* Publish a trie: one map update, so packets see the old or the new table. */
-int cls_trie_publish(struct cls_maps *m, int family, int trie_fd);
-/* Insert n routes into trie_fd (batched where the kernel allows). */
-int cls_trie_fill(int trie_fd, int family, const struct cls_route *r,
-		  size_t n);
+/* Which routes a dump returns. */
+enum cls_source_filter {
+	CLS_SRC_ALL = -1,
+	CLS_SRC_HAND = 0,
+	CLS_SRC_SYNCED = 1,
+};
+
+/* A route added by hand (a synced one at p becomes a hand route). */
+int cls_route_set(struct cls_maps *m, const struct cls_prefix *p,
+		  __u32 class_idx, int how);
+/* Delete the route at p, whoever installed it; -ENOENT if none. */
+int cls_route_del(struct cls_maps *m, const struct cls_prefix *p);
+/* The sync daemon's changes: never over a hand route (-EEXIST). */
+int cls_route_sync_set(struct cls_maps *m, const struct cls_prefix *p,
+		       __u32 class_idx);
+/* -ENOENT: no route at p; -EPERM: a hand route (left alone). */
+int cls_route_sync_del(struct cls_maps *m, const struct cls_prefix *p);
+/* Routes of one family (0: both) from one source, sorted; caller frees. */
+int cls_route_dump(struct cls_maps *m, int family, enum cls_source_filter src,
+		   struct cls_route **out, size_t *n);
+/* How the trie answers for addr: *found=false on a miss (default class). */
+int cls_route_lookup(struct cls_maps *m, const struct cls_prefix *addr,
+		     struct cls_route *match, bool *found);
+/* Route counts [family slot][source], kept where routes change. */
+int cls_route_counts(struct cls_maps *m, __u32 counts[2][2]);
+/* Routes pointing at class_idx (both families). */
+int cls_route_count_class(struct cls_maps *m, __u32 class_idx);
 
 /*
  * Routes of one family in address order, shortest first among equal
@@ -96,19 +235,66 @@ bool cls_route_sorted(const struct cls_route *r, size_t n);
 /* That order: <0, 0, >0 (same family). */
 int cls_route_cmp(const struct cls_route *x, const struct cls_route *y);
 
-int cls_route_update(struct cls_maps *m, const struct cls_prefix *p,
-		     __u32 class_idx, int how);
-int cls_route_delete(struct cls_maps *m, const struct cls_prefix *p);
-/* All routes of one family (or both: family 0), sorted; caller frees. */
-int cls_route_dump(const struct cls_maps *m, int family,
-		   struct cls_route **out, size_t *n);
-/* How the kernel answers for addr: *found=false on a miss (default class). */
-int cls_route_lookup(const struct cls_maps *m, const struct cls_prefix *addr,
-		     struct cls_route *match, bool *found);
-/* Replace both tables with empty ones. */
-int cls_route_flush(struct cls_maps *m);
-/* Count routes pointing at class_idx (both families). */
-int cls_route_count_class(const struct cls_maps *m, __u32 class_idx);
+/*
+ * Whole-table changes: the new route set is built beside the live one
+ * (new tries, a new IPv4 table sized for it) and published by one write
+ * of the generation, so packets see the old set or the new one.  The
+ * scope says which routes the change replaces; the others are kept.
+ * cls_txn_add() may be called many times (one thread at a time) while
+ * the tries fill in the background; commit or abort frees the txn.
+ */
+enum cls_txn_scope {
+	CLS_TXN_HAND,	/* route load, route flush: synced routes stay */
+	CLS_TXN_SYNCED, /* the sync daemon's resync: hand routes stay */
+	CLS_TXN_TABLE,	/* the same routes, the IPv4 table rebuilt */
+};
+
+struct cls_txn;
+
+struct cls_txn_result {
+	__u32 routes[2];  /* routes of the scope now live, per family */
+	__u32 shadowed;	  /* synced routes left out for a hand route */
+};
+
+int cls_txn_begin(struct cls_maps *m, enum cls_txn_scope scope,
+		  struct cls_txn **out);
+/* -E2BIG: more routes than a trie holds. */
+int cls_txn_add(struct cls_txn *t, const struct cls_route *r, size_t n);
+int cls_txn_commit(struct cls_txn *t, struct cls_txn_result *res);
+void cls_txn_abort(struct cls_txn *t);
+
+/*
+ * The tables' size policy, kept in the state map: AUTO gives a family a
+ * table from CLS_TABLE_AUTO_ROUTES routes of it, sized by need; ON keeps
+ * both on, the IPv4 table's groups fixed (groups > 0) or by need; OFF
+ * leaves every lookup to the tries.  Setting it
+ * rebuilds the table (a CLS_TXN_TABLE change).
+ */
+int cls_table_set_policy(struct cls_maps *m, enum cls_table_mode mode,
+			 __u32 groups);
+int cls_table_rebuild(struct cls_maps *m);
+
+struct cls_table_info {
+	enum cls_table_mode mode;
+	bool on;       /* the live generation has an IPv4 table */
+	__u32 groups;  /* capacity */
+	__u32 used;    /* groups handed out */
+	__u32 ask_trie; /* /24s left to the trie for want of a group */
+	size_t bytes;
+	struct {
+		bool on;	 /* the live generation has an IPv6 table */
+		size_t units;	 /* pool capacity, 32-byte units */
+		size_t used;	 /* units in use */
+		size_t ask_trie; /* slots left to the trie for want of room */
+		size_t bytes;
+	} v6;
+};
+int cls_table_info(struct cls_maps *m, struct cls_table_info *t);
+/* What the live table answers for addr (host order); *ask: the trie. */
+int cls_table_lookup(struct cls_maps *m, __u32 addr, __u32 *cls, bool *ask);
+/* The same for an IPv6 address (network order), from the IPv6 table. */
+int cls_table6_lookup(struct cls_maps *m, const __u8 addr[16], __u32 *cls,
+		      bool *ask);
 
 /* Classes: dense indices, index 0 is the default class. */
 struct cls_class_entry {
@@ -117,17 +303,43 @@ struct cls_class_entry {
 	struct cls_class_meta meta;
 };
 
-/* All valid classes, index order (index 0 first); caller frees. */
-int cls_class_dump(const struct cls_maps *m, struct cls_class_entry **out,
-		   size_t *n);
-/* Find by name, or by classid if tok is not a name: -ENOENT if none. */
-int cls_class_find(const struct cls_maps *m, const char *tok,
-		   struct cls_class_entry *e);
-/* Store e (e->idx chosen by cls_class_alloc for new classes). */
-int cls_class_store(const struct cls_maps *m, const struct cls_class_entry *e);
-/* First free index, -ENOSPC when all CLS_MAX_CLASSES are used. */
-int cls_class_alloc(const struct cls_maps *m);
-int cls_class_clear(const struct cls_maps *m, __u32 idx);
+/*
+ * The class catalogue: read once per handle (a few thousand slots, two
+ * syscalls), reread after a class change by anyone.  Entries in index
+ * order.
+ */
+int cls_classes(struct cls_maps *m, const struct cls_class_entry **e,
+		size_t *n);
+/* The entry of index idx, or NULL if no class has it. */
+const struct cls_class_entry *cls_class_at(struct cls_maps *m, __u32 idx);
+/*
+ * The same as a copy, -ENOENT if none; reads only that class unless the
+ * catalogue is loaded anyway (one lookup need not read them all).
+ */
+int cls_class_get(struct cls_maps *m, __u32 idx, struct cls_class_entry *e);
+/*
+ * A class token as an operator writes it: a name, "default", or a tc
+ * classid.  -ENOENT: no such class; -EINVAL: neither a name nor a classid.
+ * Safe from several threads at once while the handle holds the lock and
+ * has read the catalogue (cls_classes()).
+ */
+int cls_class_resolve(struct cls_maps *m, const char *tok, __u32 *idx);
+/* The one wording for a token cls_class_resolve() refused with err. */
+const char *cls_class_strerror(int err, const char *tok, char *buf, size_t n);
+/*
+ * Store a class: e->idx as found by cls_class_resolve(), or
+ * CLS_CLASS_NEW to give it the first free index (-ENOSPC when full).
+ * Names and classids stay unique (-EEXIST).
+ */
+#define CLS_CLASS_NEW ((__u32)-1)
+int cls_class_store(struct cls_maps *m, struct cls_class_entry *e);
+/*
+ * -EBUSY while routes point at it (*routes: how many); -EPERM for the
+ * default class.
+ */
+int cls_class_del(struct cls_maps *m, __u32 idx, __u32 *routes);
+/* "default", or the classid as tc writes it. */
+void cls_class_label(const struct cls_class_entry *e, char *buf, size_t n);
 
 /* Counters. */
 int cls_stats_map(struct cls_maps *m);
@@ -141,39 +353,18 @@ struct cls_counter cls_stats_class_cpu(const struct cls_maps *m,
 /* Class idx over all CPUs, egress and ingress together. */
 struct cls_counter cls_stats_class_sum(const struct cls_maps *m, __u32 idx);
 int cls_stats_reset(struct cls_maps *m);
-int cls_stats_get_enabled(const struct cls_maps *m, bool *on);
-int cls_stats_set_enabled(const struct cls_maps *m, bool on);
-/* Wait until no BPF program still runs with the previous map contents. */
-int cls_wait_for_programs(const struct cls_maps *m);
+int cls_stats_get_enabled(struct cls_maps *m, bool *on);
+int cls_stats_set_enabled(struct cls_maps *m, bool on);
 
 const char *cls_reason_name(enum cls_reason r);
 
+/* The state map: layout, counts, the change in progress, sync status. */
+int cls_state_read(struct cls_maps *m, struct cls_state *s);
+int cls_sync_status_set(struct cls_maps *m, const struct cls_sync_status *s);
 /*
- * The IPv4 DIR-24-8 table.  Route changes keep it equal to the trie by
- * themselves (cls_route_update/delete); whole-table changes go
- * suspend -> publish tries -> build, so packets use the trie meanwhile.
+ * The daemon whose status this is still runs (its pid is cleared when it
+ * exits cleanly; a process we may not signal counts as alive).
  */
-/* Reserve the table's address range; map its bookkeeping. */
-int cls_dir24_map(struct cls_maps *m);
-/* Map every page (whole-table work). */
-int cls_dir24_map_all(struct cls_maps *m);
-void cls_dir24_unmap(struct cls_maps *m);
-/* What the table answers for addr (host order), mapping what it reads. */
-int cls_dir24_lookup(struct cls_maps *m, __u32 addr, __u32 *cls, bool *ask);
-/* Fresh table in a new map: empty, bookkeeping written. */
-int cls_dir24_init_fd(int fd);
-int cls_dir24_suspend(struct cls_maps *m);
-/* Repaint from these IPv4 routes (any order), then switch packets to it. */
-int cls_dir24_build(struct cls_maps *m, const struct cls_route *r, size_t n);
-/* The same from what the IPv4 trie holds now (switch_on false: repaint only). */
-int cls_dir24_rebuild(struct cls_maps *m, bool switch_on);
-/* Repaint only, for a table no program reads yet. */
-int cls_dir24_fill(struct cls_maps *m, const struct cls_route *r, size_t n);
-int cls_get_config(const struct cls_maps *m, struct cls_config *cfg);
-int cls_set_config(const struct cls_maps *m, const struct cls_config *cfg);
-int cls_set_lookup_mode(const struct cls_maps *m, enum cls_lookup_mode mode);
-/* After the trie gained (added) or lost p: paint or hand back its range. */
-int cls_dir24_route_changed(struct cls_maps *m, const struct cls_prefix *p,
-			    bool added, __u32 class_idx);
+bool cls_sync_running(const struct cls_sync_status *s);
 
 #endif

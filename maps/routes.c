@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Routes: prefix -> class index in two LPM tries, each behind a one-slot
- * ARRAY_OF_MAPS so a whole table is replaced by one update.
+ * Routes: prefix -> class in the live generation's LPM tries.  This file
+ * owns "the IPv4 table equals the trie" for single changes: a change is
+ * recorded in the journal, made in the trie, then painted in the table
+ * (a delete hands its range to the cover route, found here), and the
+ * counts move with the record's end.  A crash in between leaves the
+ * record; cls_route_repaint() makes the range equal to the trie again.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,7 +14,7 @@
 
 #include <bpf/bpf.h>
 
-#include "maps/maps.h"
+#include "maps/internal.h"
 
 /* Big enough for either key; the trie reads only key_size bytes. */
 union cls_key {
@@ -32,6 +36,11 @@ static size_t key_size(int family)
 	return sizeof(__u32) + addr_len(family);
 }
 
+static enum cls_slotted trie_of(int family)
+{
+	return family == AF_INET6 ? CLS_S_TRIE_V6 : CLS_S_TRIE_V4;
+}
+
 static void key_from_prefix(union cls_key *k, const struct cls_prefix *p)
 {
 	memset(k, 0, sizeof(*k));
@@ -39,76 +48,31 @@ static void key_from_prefix(union cls_key *k, const struct cls_prefix *p)
 	memcpy(k->any.addr, p->addr, addr_len(p->family));
 }
 
-static void prefix_from_key(struct cls_prefix *p, const union cls_key *k,
-			    int family)
+static void mask_prefix(struct cls_prefix *p, unsigned int len)
 {
-	memset(p, 0, sizeof(*p));
-	p->family = family;
-	p->len = k->any.prefixlen;
-	memcpy(p->addr, k->any.addr, addr_len(family));
+	unsigned int i, bits = addr_len(p->family) * 8;
+
+	for (i = len; i < bits; i++)
+		p->addr[i / 8] &= ~(0x80 >> (i % 8));
+	p->len = len;
 }
 
 int cls_trie_create(int family)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
-	int fd;
-
-	fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE,
-			    family == AF_INET6 ? "cls_routes_v6" :
-						 "cls_routes_v4",
-			    key_size(family), sizeof(__u32),
-			    family == AF_INET6 ? CLS_MAX_ROUTES_V6 :
-						 CLS_MAX_ROUTES_V4,
-			    &opts);
-	return fd < 0 ? -errno : fd;
-}
-
-int cls_trie_current(const struct cls_maps *m, int family)
-{
-	__u32 zero = 0, id;
-	int fd;
-
-	if (bpf_map_lookup_elem(m->routes_fd[cls_family_slot(family)], &zero,
-				&id))
-		return -errno;
-	fd = bpf_map_get_fd_by_id(id);
-	return fd < 0 ? -errno : fd;
-}
-
-int cls_trie_publish(struct cls_maps *m, int family, int trie_fd)
-{
-	int slot = cls_family_slot(family);
-	__u32 zero = 0;
-
-	if (bpf_map_update_elem(m->routes_fd[slot], &zero, &trie_fd, BPF_ANY))
-		return -errno;
-	if (m->trie_fd[slot] >= 0)
-		close(m->trie_fd[slot]);
-	m->trie_fd[slot] = -1;
-	return 0;
-}
-
-/*
- * The live trie for many single-route changes (-batch): found once, then
- * kept until we publish another.  The lock keeps others from publishing.
- */
-static int live_trie(struct cls_maps *m, int family)
-{
-	int slot = cls_family_slot(family);
-
-	if (m->trie_fd[slot] < 0)
-		m->trie_fd[slot] = cls_trie_current(m, family);
-	return m->trie_fd[slot];
+	return cls_map_create(cls_slot_spec(trie_of(family)), 0);
 }
 
 static int fill_one_by_one(int fd, const struct cls_route *r, size_t n)
 {
 	union cls_key k;
 	size_t i;
+	__u32 v;
 
 	for (i = 0; i < n; i++) {
 		key_from_prefix(&k, &r[i].prefix);
-		if (bpf_map_update_elem(fd, &k, &r[i].class_idx, BPF_ANY))
+		v = cls_route_value(r[i].class_idx, r[i].prefix.len,
+				    r[i].flags);
+		if (bpf_map_update_elem(fd, &k, &v, BPF_ANY))
 			return -errno;
 	}
 	return 0;
@@ -136,9 +100,12 @@ int cls_trie_fill(int fd, int family, const struct cls_route *r, size_t n)
 	while (done < n) {
 		chunk = n - done < FILL_CHUNK ? n - done : FILL_CHUNK;
 		for (i = 0; i < chunk; i++) {
-			key_from_prefix(&k, &r[done + i].prefix);
+			const struct cls_route *ri = &r[done + i];
+
+			key_from_prefix(&k, &ri->prefix);
 			memcpy(keys + i * ks, &k, ks);
-			vals[i] = r[done + i].class_idx;
+			vals[i] = cls_route_value(ri->class_idx, ri->prefix.len,
+						  ri->flags);
 		}
 		count = chunk;
 		if (bpf_map_update_batch(fd, keys, vals, &count, &opts)) {
@@ -146,10 +113,8 @@ int cls_trie_fill(int fd, int family, const struct cls_route *r, size_t n)
 			/* Kernels without batch ops on LPM tries. */
 			if (done == 0 && count == 0 &&
 			    (err == -EINVAL || err == -ENOTSUPP ||
-			     err == -EOPNOTSUPP)) {
+			     err == -EOPNOTSUPP))
 				err = fill_one_by_one(fd, r, n);
-				goto out;
-			}
 			goto out;
 		}
 		done += chunk;
@@ -160,35 +125,223 @@ out:
 	return err;
 }
 
-/* The trie first: it is the truth, and the table follows it. */
-int cls_route_update(struct cls_maps *m, const struct cls_prefix *p,
-		     __u32 class_idx, int how)
+/*
+ * The trie's answer for p: the longest route containing it.  The value
+ * carries the matched prefix's length, so one lookup tells the prefix.
+ */
+static int trie_match(int fd, const struct cls_prefix *p,
+		      struct cls_route *match, bool *found)
 {
 	union cls_key k;
-	int fd, err = 0;
+	__u32 v;
 
-	fd = live_trie(m, p->family);
-	if (fd < 0)
-		return fd;
+	*found = false;
 	key_from_prefix(&k, p);
-	if (bpf_map_update_elem(fd, &k, &class_idx,
-				how == CLS_ROUTE_ADD ? BPF_NOEXIST : BPF_ANY))
-		err = -errno;
-	return err ? err : cls_dir24_route_changed(m, p, true, class_idx);
+	if (bpf_map_lookup_elem(fd, &k, &v))
+		return errno == ENOENT ? 0 : -errno;
+	match->prefix = *p;
+	mask_prefix(&match->prefix,
+		    v >> CLS_ROUTE_PLEN_SHIFT & CLS_ROUTE_PLEN_MASK);
+	cls_route_from_value(match, v);
+	*found = true;
+	return 0;
 }
 
-int cls_route_delete(struct cls_maps *m, const struct cls_prefix *p)
+/* The route exactly at p, as a trie value (0: none). */
+static int trie_exact(int fd, const struct cls_prefix *p, __u32 *value)
 {
-	union cls_key k;
-	int fd, err = 0;
+	struct cls_route r;
+	bool found;
+	int err;
 
-	fd = live_trie(m, p->family);
-	if (fd < 0)
-		return fd;
+	*value = 0;
+	err = trie_match(fd, p, &r, &found);
+	if (!err && found && r.prefix.len == p->len)
+		*value = cls_route_value(r.class_idx, r.prefix.len, r.flags);
+	return err;
+}
+
+/* The longest route strictly containing p (its cover), if any. */
+static int trie_cover(int fd, const struct cls_prefix *p,
+		      struct cls_route *cover, bool *found)
+{
+	struct cls_prefix above = *p;
+
+	*found = false;
+	if (!p->len)
+		return 0;
+	mask_prefix(&above, p->len - 1);
+	return trie_match(fd, &above, cover, found);
+}
+
+/* Make the IPv6 table's range of p say what the trie says now. */
+static int repaint6(struct cls_maps *m, int trie, const struct cls_prefix *p)
+{
+	struct cls_route cover, r;
+	bool has_cover;
+	__u32 v;
+	int err;
+
+	err = cls_live_table6(m);
+	if (err || m->table6.fd < 0)
+		return err;
+	err = trie_exact(trie, p, &v);
+	if (err)
+		return err;
+	if (v) {
+		cls_route_from_value(&r, v);
+		return cls_table6_paint(&m->table6, p, r.class_idx);
+	}
+	err = trie_cover(trie, p, &cover, &has_cover);
+	return err ? err :
+		     cls_table6_unpaint(&m->table6, p,
+					has_cover ? &cover : NULL);
+}
+
+/* Make the table's range of p say what the trie says now. */
+static int repaint(struct cls_maps *m, int trie, const struct cls_prefix *p)
+{
+	struct cls_route cover, r;
+	bool has_cover;
+	__u32 v;
+	int err;
+
+	if (p->family == AF_INET6)
+		return repaint6(m, trie, p);
+	err = cls_live_table(m);
+	if (err || m->table.fd < 0)
+		return err;
+	err = cls_table_map_for(&m->table, p);
+	if (!err)
+		err = trie_exact(trie, p, &v);
+	if (err)
+		return err;
+	if (v) {
+		cls_route_from_value(&r, v);
+		cls_table_paint(&m->table, p, r.class_idx);
+		return 0;
+	}
+	err = trie_cover(trie, p, &cover, &has_cover);
+	if (!err)
+		cls_table_unpaint(&m->table, p, has_cover ? &cover : NULL);
+	return err;
+}
+
+int cls_route_repaint(struct cls_maps *m, const struct cls_prefix *p)
+{
+	int trie = cls_live_fd(m, trie_of(p->family));
+
+	return trie < 0 ? trie : repaint(m, trie, p);
+}
+
+static void count(__u32 routes[2][2], const struct cls_prefix *p, __u32 v,
+		  int delta)
+{
+	if (v)
+		routes[cls_family_slot(p->family)][!!(v & CLS_ROUTE_SYNCED)] +=
+			delta;
+}
+
+/*
+ * One route: value 0 deletes it.  allow(before) says whether the route
+ * now at p (0: none) may be changed, or the errno to refuse with.
+ */
+static int route_change(struct cls_maps *m, const struct cls_prefix *p,
+			__u32 value, int (*allow)(__u32 before))
+{
+	struct cls_state s;
+	union cls_key k;
+	__u32 before;
+	int trie, err;
+
+	if (!m->locked)
+		return -ENOLCK;
+	trie = cls_live_fd(m, trie_of(p->family));
+	if (trie < 0)
+		return trie;
+	err = trie_exact(trie, p, &before);
+	if (!err)
+		err = allow(before);
+	if (!err)
+		err = cls_state_read(m, &s);
+	if (err)
+		return err;
+	s.journal.route.family = p->family;
+	s.journal.route.len = p->len;
+	memcpy(s.journal.route.addr, p->addr, sizeof(p->addr));
+	s.journal.route.before = before;
+	err = cls_journal_begin(m, &s, CLS_OP_ROUTE);
+	if (err)
+		return err;
+	cls_step("route: recorded");
 	key_from_prefix(&k, p);
-	if (bpf_map_delete_elem(fd, &k))
+	if (value)
+		err = bpf_map_update_elem(trie, &k, &value, BPF_ANY);
+	else
+		err = bpf_map_delete_elem(trie, &k);
+	if (err)
 		err = -errno;
-	return err ? err : cls_dir24_route_changed(m, p, false, 0);
+	cls_step("route: trie changed");
+	if (!err)
+		err = repaint(m, trie, p);
+	cls_step("route: table painted");
+	if (err)
+		return err; /* the record stays: the next command repaints */
+	count(s.routes, p, before, -1);
+	count(s.routes, p, value, +1);
+	return cls_journal_end(m, &s);
+}
+
+static int allow_add(__u32 before)
+{
+	/* Adding over a synced route takes it over, as replace would. */
+	return before && !(before & CLS_ROUTE_SYNCED) ? -EEXIST : 0;
+}
+
+static int allow_any(__u32 before)
+{
+	(void)before;
+	return 0;
+}
+
+static int allow_present(__u32 before)
+{
+	return before ? 0 : -ENOENT;
+}
+
+static int allow_sync_set(__u32 before)
+{
+	return before && !(before & CLS_ROUTE_SYNCED) ? -EEXIST : 0;
+}
+
+static int allow_sync_del(__u32 before)
+{
+	return !before ? -ENOENT : !(before & CLS_ROUTE_SYNCED) ? -EPERM : 0;
+}
+
+int cls_route_set(struct cls_maps *m, const struct cls_prefix *p,
+		  __u32 class_idx, int how)
+{
+	return route_change(m, p, cls_route_value(class_idx, p->len, 0),
+			    how == CLS_ROUTE_ADD ? allow_add : allow_any);
+}
+
+int cls_route_del(struct cls_maps *m, const struct cls_prefix *p)
+{
+	return route_change(m, p, 0, allow_present);
+}
+
+int cls_route_sync_set(struct cls_maps *m, const struct cls_prefix *p,
+		       __u32 class_idx)
+{
+	return route_change(
+		m, p, cls_route_value(class_idx, p->len, CLS_ROUTE_SYNCED),
+		allow_sync_set);
+}
+
+int cls_route_sync_del(struct cls_maps *m, const struct cls_prefix *p)
+{
+	return route_change(m, p, 0, allow_sync_del);
 }
 
 static int grow(struct cls_route **out, size_t *cap, size_t need)
@@ -206,26 +359,45 @@ static int grow(struct cls_route **out, size_t *cap, size_t need)
 	return 0;
 }
 
-static int dump_one_by_one(int fd, int family, struct cls_route **out,
-			   size_t *n, size_t *cap)
+static bool wanted(__u32 v, enum cls_source_filter src)
+{
+	return src == CLS_SRC_ALL || !!(v & CLS_ROUTE_SYNCED) == (src == 1);
+}
+
+static int append(struct cls_route **out, size_t *n, size_t *cap,
+		  const union cls_key *k, int family, __u32 v)
+{
+	struct cls_route *r;
+	int err = grow(out, cap, *n + 1);
+
+	if (err)
+		return err;
+	r = &(*out)[(*n)++];
+	memset(&r->prefix, 0, sizeof(r->prefix));
+	r->prefix.family = family;
+	r->prefix.len = k->any.prefixlen;
+	memcpy(r->prefix.addr, k->any.addr, addr_len(family));
+	cls_route_from_value(r, v);
+	return 0;
+}
+
+static int dump_one_by_one(int fd, int family, enum cls_source_filter src,
+			   struct cls_route **out, size_t *n, size_t *cap)
 {
 	union cls_key k, next;
 	void *prev = NULL;
-	__u32 val;
+	__u32 v;
 	int err;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		k = next;
 		prev = &k;
 		/* A racing delete is not an error: the route is gone. */
-		if (bpf_map_lookup_elem(fd, &k, &val))
+		if (bpf_map_lookup_elem(fd, &k, &v) || !wanted(v, src))
 			continue;
-		err = grow(out, cap, *n + 1);
+		err = append(out, n, cap, &k, family, v);
 		if (err)
 			return err;
-		prefix_from_key(&(*out)[*n].prefix, &k, family);
-		(*out)[*n].class_idx = val;
-		(*n)++;
 	}
 	return errno == ENOENT ? 0 : -errno;
 }
@@ -233,8 +405,8 @@ static int dump_one_by_one(int fd, int family, struct cls_route **out,
 #define DUMP_CHUNK 8192
 
 /* Kernels with batch ops on LPM tries: thousands of routes per syscall. */
-static int dump_batched(int fd, int family, struct cls_route **out,
-			size_t *n, size_t *cap)
+static int dump_batched(int fd, int family, enum cls_source_filter src,
+			struct cls_route **out, size_t *n, size_t *cap)
 {
 	size_t ks = key_size(family), i;
 	union cls_key batch, k;
@@ -257,50 +429,50 @@ static int dump_batched(int fd, int family, struct cls_route **out,
 			done = 1;
 		}
 		in = &batch;
-		err = grow(out, cap, *n + count);
 		for (i = 0; !err && i < count; i++) {
+			if (!wanted(vals[i], src))
+				continue;
 			memset(&k, 0, sizeof(k));
 			memcpy(&k, keys + i * ks, ks);
-			prefix_from_key(&(*out)[*n].prefix, &k, family);
-			(*out)[*n].class_idx = vals[i];
-			(*n)++;
+			err = append(out, n, cap, &k, family, vals[i]);
 		}
 	}
 	free(keys);
 	return err;
 }
 
-static int dump_family(const struct cls_maps *m, int family,
-		       struct cls_route **out, size_t *n, size_t *cap)
+int cls_trie_dump(int fd, int family, enum cls_source_filter src,
+		  struct cls_route **out, size_t *n, size_t *cap)
 {
 	size_t start = *n;
-	int fd, err;
+	int err;
 
-	fd = cls_trie_current(m, family);
-	if (fd < 0)
-		return fd;
-	err = dump_batched(fd, family, out, n, cap);
+	err = dump_batched(fd, family, src, out, n, cap);
 	if (err == -EINVAL || err == -ENOTSUPP || err == -EOPNOTSUPP) {
 		*n = start;
-		err = dump_one_by_one(fd, family, out, n, cap);
+		err = dump_one_by_one(fd, family, src, out, n, cap);
 	}
-	close(fd);
 	return err;
 }
 
-int cls_route_dump(const struct cls_maps *m, int family,
+int cls_route_dump(struct cls_maps *m, int family, enum cls_source_filter src,
 		   struct cls_route **out, size_t *n)
 {
-	size_t cap = 0, n4;
-	int err = 0;
+	size_t cap = 0, n4 = 0;
+	int f, fd, err = 0;
 
 	*out = NULL;
 	*n = 0;
-	if (family != AF_INET6)
-		err = dump_family(m, AF_INET, out, n, &cap);
-	n4 = *n;
-	if (!err && family != AF_INET)
-		err = dump_family(m, AF_INET6, out, n, &cap);
+	for (f = 0; f < 2 && !err; f++) {
+		int fam = f ? AF_INET6 : AF_INET;
+
+		if (family && family != fam)
+			continue;
+		fd = cls_live_fd(m, trie_of(fam));
+		err = fd < 0 ? fd : cls_trie_dump(fd, fam, src, out, n, &cap);
+		if (!f)
+			n4 = *n;
+	}
 	if (!err)
 		err = cls_route_sort(*out, n4);
 	if (!err && *n > n4)
@@ -313,110 +485,31 @@ int cls_route_dump(const struct cls_maps *m, int family,
 	return err;
 }
 
-static void mask_prefix(struct cls_prefix *p, unsigned int len)
-{
-	unsigned int i, bits = addr_len(p->family) * 8;
-
-	for (i = len; i < bits; i++)
-		p->addr[i / 8] &= ~(0x80 >> (i % 8));
-	p->len = len;
-}
-
-/*
- * get_next_key() of a key that is not in the trie returns the first key,
- * and of one that is, a later key (or ENOENT): that tells exact presence,
- * which the LPM lookup alone does not.
- */
-static int trie_has_exact(int fd, const union cls_key *first,
-			  const union cls_key *k, size_t ks)
-{
-	union cls_key next;
-
-	if (bpf_map_get_next_key(fd, k, &next))
-		return errno == ENOENT ? 1 : -errno;
-	return memcmp(&next, first, ks) != 0;
-}
-
-int cls_route_lookup(const struct cls_maps *m, const struct cls_prefix *addr,
+int cls_route_lookup(struct cls_maps *m, const struct cls_prefix *addr,
 		     struct cls_route *match, bool *found)
 {
-	size_t ks = key_size(addr->family);
-	union cls_key k, first;
-	struct cls_prefix p;
-	int fd, err = 0, len, has;
-	__u32 val;
+	int fd = cls_live_fd(m, trie_of(addr->family));
 
-	*found = false;
-	fd = cls_trie_current(m, addr->family);
-	if (fd < 0)
-		return fd;
-	key_from_prefix(&k, addr);
-	if (bpf_map_lookup_elem(fd, &k, &val)) {
-		err = errno == ENOENT ? 0 : -errno;
-		goto out;
-	}
-	memset(&first, 0, sizeof(first));
-	if (bpf_map_get_next_key(fd, NULL, &first)) {
-		err = -errno;
-		goto out;
-	}
-	for (len = addr->len; len >= 0; len--) {
-		p = *addr;
-		mask_prefix(&p, len);
-		key_from_prefix(&k, &p);
-		has = trie_has_exact(fd, &first, &k, ks);
-		if (has < 0) {
-			err = has;
-			goto out;
-		}
-		if (has) {
-			match->prefix = p;
-			match->class_idx = val;
-			*found = true;
-			break;
-		}
-	}
-	if (!*found)
-		err = -EAGAIN; /* the table changed under us */
-out:
-	close(fd);
-	return err;
+	return fd < 0 ? fd : trie_match(fd, addr, match, found);
 }
 
-int cls_route_flush(struct cls_maps *m)
+int cls_route_counts(struct cls_maps *m, __u32 counts[2][2])
 {
-	int family, fd, err = 0;
-	int fds[2] = { -1, -1 };
+	struct cls_state s;
+	int err = cls_state_read(m, &s);
 
-	/* Create both first so a failure changes nothing. */
-	for (family = 0; family < 2; family++) {
-		fd = cls_trie_create(family ? AF_INET6 : AF_INET);
-		if (fd < 0) {
-			err = fd;
-			goto out;
-		}
-		fds[family] = fd;
-	}
-	err = cls_dir24_suspend(m);
-	for (family = 0; family < 2 && !err; family++)
-		err = cls_trie_publish(m, family ? AF_INET6 : AF_INET,
-				       fds[family]);
 	if (!err)
-		err = cls_dir24_build(m, NULL, 0);
-out:
-	for (family = 0; family < 2; family++)
-		if (fds[family] >= 0)
-			close(fds[family]);
+		memcpy(counts, s.routes, sizeof(s.routes));
 	return err;
 }
 
-int cls_route_count_class(const struct cls_maps *m, __u32 class_idx)
+int cls_route_count_class(struct cls_maps *m, __u32 class_idx)
 {
 	struct cls_route *r;
 	size_t n, i;
 	int err, count = 0;
 
-	err = cls_route_dump(m, 0, &r, &n);
+	err = cls_route_dump(m, 0, CLS_SRC_ALL, &r, &n);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++)

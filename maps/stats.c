@@ -10,7 +10,7 @@
 
 #include <bpf/bpf.h>
 
-#include "maps/maps.h"
+#include "maps/internal.h"
 
 int cls_stats_map(struct cls_maps *m)
 {
@@ -22,7 +22,8 @@ int cls_stats_map(struct cls_maps *m)
 		return 0;
 	len = (size_t)m->nr_cpus * CLS_STATS_STRIDE * sizeof(struct cls_counter);
 	len = (len + page - 1) / page * page;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, m->stats_fd, 0);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 m->fd[CLS_M_STATS], 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	m->stats_mem = p;
@@ -75,56 +76,100 @@ struct cls_counter cls_stats_class_sum(const struct cls_maps *m, __u32 idx)
 	return e;
 }
 
-int cls_stats_get_enabled(const struct cls_maps *m, bool *on)
+int cls_stats_get_enabled(struct cls_maps *m, bool *on)
 {
 	struct cls_config cfg;
-	int err = cls_get_config(m, &cfg);
+	int err = cls_config_read(m, &cfg);
 
 	if (!err)
 		*on = cfg.stats_on;
 	return err;
 }
 
-int cls_stats_set_enabled(const struct cls_maps *m, bool on)
+int cls_stats_set_enabled(struct cls_maps *m, bool on)
 {
 	struct cls_config cfg;
-	int err = cls_get_config(m, &cfg);
+	int err = cls_config_read(m, &cfg);
 
 	if (err)
 		return err;
 	cfg.stats_on = on;
-	return cls_set_config(m, &cfg);
+	return cls_config_write(m, &cfg);
 }
 
 /*
  * The data path adds without atomics, so zeroing under traffic could lose
  * the reset to an add in flight.  Counting is paused, in-flight programs
  * are waited out, then the memory is cleared and counting resumes.
- * Packets in that window (microseconds) are not counted.
+ * Packets in that window (microseconds) are not counted.  The journal
+ * remembers whether counting was on, so a crash cannot leave it off.
  */
+enum { RESET_PAUSED, RESET_ZEROED };
+
+static int reset_from(struct cls_maps *m, struct cls_state *s)
+{
+	int err = 0;
+
+	if (s->journal.phase == RESET_PAUSED) {
+		err = cls_stats_set_enabled(m, false);
+		cls_step("stats reset: paused");
+		if (!err)
+			err = cls_wait_for_programs(m);
+		if (!err)
+			memset(m->stats_mem, 0, m->stats_len);
+		cls_step("stats reset: zeroed");
+		s->journal.phase = RESET_ZEROED;
+		if (!err)
+			err = cls_state_write(m, s);
+	}
+	if (!err && s->journal.stats.was_on)
+		err = cls_stats_set_enabled(m, true);
+	cls_step("stats reset: resumed");
+	return err ? err : cls_journal_end(m, s);
+}
+
 int cls_stats_reset(struct cls_maps *m)
 {
-	struct cls_config cfg;
-	int err, err2;
+	struct cls_state s;
+	bool on;
+	int err;
 
+	if (!m->locked)
+		return -ENOLCK;
 	err = cls_stats_map(m);
-	if (err)
-		return err;
-	err = cls_get_config(m, &cfg);
-	if (err)
-		return err;
-	if (cfg.stats_on) {
-		err = cls_stats_set_enabled(m, false);
-		if (err)
-			return err;
-		err = cls_wait_for_programs(m);
-	}
 	if (!err)
-		memset(m->stats_mem, 0, m->stats_len);
-	if (cfg.stats_on) {
-		err2 = cls_stats_set_enabled(m, true);
-		if (!err)
-			err = err2;
-	}
+		err = cls_stats_get_enabled(m, &on);
+	if (!err)
+		err = cls_state_read(m, &s);
+	if (err)
+		return err;
+	s.journal.stats.was_on = on;
+	err = cls_journal_begin(m, &s, CLS_OP_STATS_RESET);
+	return err ? err : reset_from(m, &s);
+}
+
+int cls_stats_recover(struct cls_maps *m, struct cls_state *s)
+{
+	const struct cls_journal j = s->journal; /* ending it clears it */
+	int err = cls_stats_map(m);
+
+	if (!err)
+		err = reset_from(m, s);
+	if (!err)
+		cls_notify(m, "finished an interrupted stats reset (pid %u); counting is %s",
+			   j.pid, j.stats.was_on ? "on" : "off");
 	return err;
+}
+
+const char *cls_reason_name(enum cls_reason r)
+{
+	static const char *const names[CLS_R_MAX] = {
+		[CLS_R_NOT_IP] = "not_ip",
+		[CLS_R_TRUNCATED] = "truncated",
+		[CLS_R_MALFORMED] = "malformed",
+		[CLS_R_EXT_LIMIT] = "ext_hdr_limit",
+		[CLS_R_NO_TABLE] = "no_table",
+	};
+
+	return (unsigned int)r < CLS_R_MAX ? names[r] : "unknown";
 }

@@ -27,6 +27,14 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /*
+ * Which build of this program runs: the loader writes a hash of the BPF
+ * object here before loading, and `classifier status` reads it back from
+ * an attached program's .rodata map (where it is the only variable, at
+ * offset 0).
+ */
+const volatile __u64 cls_build_id = 0;
+
+/*
  * Looks up the class, counting NO_TABLE and the class itself in the
  * counters of this hook (counter_base).  Returns the class index; the
  * default class stands in when there is no table.

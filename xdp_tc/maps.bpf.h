@@ -30,14 +30,15 @@ struct {
 } class_meta SEC(".maps");
 
 /*
- * The tries sit behind a one-slot ARRAY_OF_MAPS so that user space can build
- * a whole new table and swap it in with one update.  Slot 0 is left empty
- * here on purpose: user space creates the inner trie (same type, key, value,
- * flags and max_entries as these templates) and installs it.
+ * The tries and the IPv4 table sit in two-slot ARRAY_OF_MAPS, one slot per
+ * generation (cls_config.gen): user space builds a whole new route set in
+ * the slot packets do not use and publishes it with one write of the
+ * generation.  The slots are empty here on purpose: user space creates
+ * the inner maps and installs them.
  * Sizes rather than BTF types: clang 14 emits the key structs of a nested
  * map definition as forward declarations, which libbpf cannot size.
  */
-struct cls_routes_v4_inner {
+struct cls_trie_v4_inner {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, CLS_MAX_ROUTES_V4);
@@ -45,7 +46,7 @@ struct cls_routes_v4_inner {
 	__uint(value_size, sizeof(__u32));
 };
 
-struct cls_routes_v6_inner {
+struct cls_trie_v6_inner {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, CLS_MAX_ROUTES_V6);
@@ -53,34 +54,51 @@ struct cls_routes_v6_inner {
 	__uint(value_size, sizeof(__u32));
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__array(values, struct cls_routes_v4_inner);
-} routes_v4 SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__array(values, struct cls_routes_v6_inner);
-} routes_v6 SEC(".maps");
-
 /*
- * The IPv4 DIR-24-8 table (layout in classifier_abi.h), derived from the
- * trie by user space, which writes it through mmap and sets max_entries
- * before load.  A value is a pair of __u32 entries: array elements are 8
- * bytes apart anyway, and so the mmap is a plain __u32[].  The size here is
- * that of a table that is off.
+ * A table's size follows the route set, so its inner map is
+ * BPF_F_INNER_MAP: any size fits the slot.  A value is a pair of __u32
+ * entries (array elements are 8 bytes apart anyway), so the mmap is a
+ * plain __u32[].  max_entries here only shapes the template.
  */
-struct {
+struct cls_table_inner {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	__uint(max_entries, CLS_DIR24_HDR_ENTRIES / CLS_DIR24_PER_ELEM);
 	__type(key, __u32);
 	__type(value, __u64);
-} dir24 SEC(".maps");
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, CLS_GENERATIONS);
+	__type(key, __u32);
+	__array(values, struct cls_trie_v4_inner);
+} trie_v4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, CLS_GENERATIONS);
+	__type(key, __u32);
+	__array(values, struct cls_trie_v6_inner);
+} trie_v6 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, CLS_GENERATIONS);
+	__type(key, __u32);
+	__array(values, struct cls_table_inner);
+} table_v4 SEC(".maps");
+
+/*
+ * The IPv6 table (layout in classifier_abi.h, MBT6_*): the same shape of
+ * inner map, its size following the IPv6 route set.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, CLS_GENERATIONS);
+	__type(key, __u32);
+	__array(values, struct cls_table_inner);
+} table_v6 SEC(".maps");
 
 /*
  * One slice of CLS_STATS_STRIDE counters per possible CPU; user space raises

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A route file, as a buffer of any bytes: lines of any length, CRLF, NUL
- * bytes inside lines, no newline at the end.  read_routes() is the reader
- * under test; the harness walks the same buffer line by line on its own,
- * checks each line (route_check.c), and wants from the reader the routes
- * of the lines before the first bad one, in order, and that line's number
- * and reason.
+ * bytes inside lines (a line holding one is refused), no newline at the
+ * end.  read_routes() is the reader under test; the harness walks the
+ * same buffer line by line on its own, checks each line (route_check.c),
+ * and wants from the reader the routes of the lines before the first bad
+ * one, in order, and that line's number and reason.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +14,8 @@
 
 #include "tests/fuzz/fuzz.h"
 #include "tests/fuzz/route_check.h"
+
+#define NUL_WHY "NUL byte in the line"
 
 struct route {
 	struct cls_prefix p;
@@ -28,10 +30,11 @@ struct outcome {
 };
 
 /*
- * The reader: today a copy of the per-line loop of cli/route_load.c's
- * parse_part() (the line is cut at '\n' and copied into a buffer reused
- * from line to line), with class resolution and map updates left out.
- * Point this at the cli's buffer reader once it takes one.
+ * The reader: today a copy of the per-line loop of parse_part() in
+ * cli/route_file.c (the line is cut at '\n', refused if it holds a NUL,
+ * and copied into a buffer reused from line to line), with class
+ * resolution and the route transaction left out.  Point this at the cli's
+ * own reader once one takes a buffer and hands routes to a callback.
  */
 static void read_routes(const char *buf, size_t len, struct outcome *out)
 {
@@ -51,10 +54,15 @@ static void read_routes(const char *buf, size_t len, struct outcome *out)
 				fuzz_fail("out of memory");
 			line = nline;
 		}
+		lines++;
+		if (memchr(p, '\0', n)) {
+			out->err_line = lines;
+			snprintf(out->why, sizeof(out->why), NUL_WHY);
+			break;
+		}
 		memcpy(line, p, n);
 		line[n] = '\0';
 		p += n + (nl != NULL);
-		lines++;
 		why = NULL;
 		rc = parse_route_line(line, &pfx, &tok, &why);
 		if (rc < 0) {
@@ -94,12 +102,7 @@ static void check_cr(const char *line, int rc, const struct route *r)
 	free(cut);
 }
 
-/*
- * The expected outcome, one line at a time.  A line is read as a C string:
- * whatever follows a NUL inside a line is ignored, as the CLI does today
- * ("10.0.0.0/8 web\0junk" loads).  If the reader comes to refuse NUL
- * bytes, a line holding one is a bad line here.
- */
+/* The expected outcome, one line at a time; a NUL byte makes a bad line. */
 static void walk_lines(const uint8_t *data, size_t size, struct outcome *want)
 {
 	size_t off = 0, line_no = 0;
@@ -109,13 +112,14 @@ static void walk_lines(const uint8_t *data, size_t size, struct outcome *want)
 		size_t n = (nl ? (size_t)(nl - data) : size) - off;
 		char *line = fuzz_cstr(data + off, n);
 		char *orig = fuzz_strdup(line);
-		const char *why;
+		const char *why = NUL_WHY;
 		struct route r;
-		int rc;
+		int rc = -EINVAL;
 
 		off += n + (nl != NULL);
 		line_no++;
-		rc = fuzz_route_line(line, &r.p, &r.class_tok, &why);
+		if (strlen(line) == n)
+			rc = fuzz_route_line(line, &r.p, &r.class_tok, &why);
 		if (rc < 0) {
 			want->err_line = line_no;
 			snprintf(want->why, sizeof(want->why), "%s", why);
@@ -123,7 +127,8 @@ static void walk_lines(const uint8_t *data, size_t size, struct outcome *want)
 			r.class_tok = fuzz_strdup(r.class_tok);
 			want->routes[want->n_routes++] = r;
 		}
-		check_cr(orig, rc, &r);
+		if (strlen(line) == n)
+			check_cr(orig, rc, &r);
 		free(line);
 		free(orig);
 		if (rc < 0)

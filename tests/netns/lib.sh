@@ -41,6 +41,7 @@ WORK=
 NS_S=
 NS_R=
 MOUNTS=
+PIDS=
 
 fail()
 {
@@ -59,6 +60,8 @@ cleanup()
 	local rc=$? m ns
 	trap - EXIT ERR
 	set +e
+	# daemons first: a namespace lives on while a process is in it
+	[ -z "$PIDS" ] || stop_pids $PIDS
 	# purge in the namespace whose devices the pins point at, then drop
 	# the mount (which frees whatever purge could not)
 	[ -d "${BPFFS:-}/classifier" ] && cls purge >/dev/null 2>&1
@@ -71,6 +74,28 @@ cleanup()
 	done
 	[ -n "$WORK" ] && rm -rf "$WORK"
 	exit "$rc"
+}
+
+# track_pid PID: a background process of the test, stopped by cleanup.
+track_pid()
+{
+	PIDS="$PIDS $1"
+}
+
+# stop_pids PID...: SIGTERM, then SIGKILL what is left after 2 s.
+stop_pids()
+{
+	local p alive _
+	kill "$@" 2>/dev/null || true
+	for _ in $(seq 20); do
+		alive=
+		for p in "$@"; do
+			! kill -0 "$p" 2>/dev/null || alive=1
+		done
+		[ -n "$alive" ] || return 0
+		sleep 0.1
+	done
+	kill -9 "$@" 2>/dev/null || true
 }
 
 # cls ARGS: the classifier in the sender's namespace and its bpffs;

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Network-namespace tests of classifier with real traffic (xdp-tools style).
 #
-#   tests/netns/run.sh [-v] BINARY [TEST...]
+#   tests/netns/run.sh [-v] [-d DIR] BINARY [TEST...]
 #
-# Every tests/netns/test_*.sh is one test: its own bash process, its own
-# namespaces, bpffs and pins, all removed by a trap however it ends.
+# Every DIR/test_*.sh (DIR: tests/netns) is one test: its own bash
+# process, its own namespaces, bpffs and pins, all removed by a trap
+# however it ends.
 # Prints "ok NAME" or "FAIL NAME: why" per test, then "N passed, M failed";
 # exits non-zero if any failed.  -v prints each failed test's full log.
 # Needs root, iproute2, nftables, jq, gcc (tests/deps.sh installs them).
@@ -15,12 +16,16 @@ DIR=$(cd "$(dirname "$0")" && pwd)
 VERBOSE=0
 TIMEOUT=${NETNS_TEST_TIMEOUT:-120}
 
-if [ "${1:-}" = "-v" ]; then
-	VERBOSE=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	-v) VERBOSE=1 ;;
+	-d) DIR=$(cd "$2" && pwd); shift ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
 if [ $# -lt 1 ]; then
-	echo "usage: $0 [-v] BINARY [TEST...]" >&2
+	echo "usage: $0 [-v] [-d DIR] BINARY [TEST...]" >&2
 	exit 2
 fi
 CLASSIFIER=$(realpath "$1")
@@ -43,10 +48,10 @@ trap 'rm -rf "$RUN_DIR"' EXIT
 trap 'exit 130' INT TERM
 
 UDPSEND="$RUN_DIR/udpsend"
-gcc -O2 -Wall -Wextra -o "$UDPSEND" "$DIR/udpsend.c"
+CLASSIFIER_SRC=$(cd "$(dirname "$0")/../.." && pwd)
+gcc -O2 -Wall -Wextra -o "$UDPSEND" "$CLASSIFIER_SRC/tests/netns/udpsend.c"
 export CLASSIFIER UDPSEND
 # deploy/ files some tests read
-CLASSIFIER_SRC=$(cd "$DIR/../.." && pwd)
 export CLASSIFIER_SRC
 
 if [ $# -gt 0 ]; then

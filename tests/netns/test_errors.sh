@@ -69,3 +69,59 @@ grep -q "big_bad2:70001: prefix length must be 0-32" "$WORK/err" ||
 expect_error route load "$WORK/big_bad1"
 grep -q "big_bad1:30001: unknown class \"no-such-class\"" "$WORK/err" ||
 	fail "first half: $(cat "$WORK/err")"
+
+# Input files: only regular files (or '-'), read whole before the lock.
+mkfifo "$WORK/fifo"
+SECONDS=0
+expect_error route load "$WORK/fifo"
+grep -q "not a regular file" "$WORK/err" || fail "fifo: $(cat "$WORK/err")"
+expect_error -batch "$WORK/fifo"
+[ "$SECONDS" -lt 5 ] || fail "a FIFO with no writer held us ${SECONDS}s"
+expect_error route load /dev/zero
+expect_error route load "$WORK"
+printf '10.82.0.0/16 web\n10.83.0.0/16 w\0eb\n' > "$WORK/nul"
+expect_error route load "$WORK/nul"
+grep -q "nul:2: NUL byte" "$WORK/err" || fail "NUL: $(cat "$WORK/err")"
+printf '10.84.0.0/16 ""\n' > "$WORK/empty_class"
+expect_error route load "$WORK/empty_class"
+grep -q "empty_class:1: " "$WORK/err" || fail "empty class: $(cat "$WORK/err")"
+: > "$WORK/empty"
+expect_error route load "$WORK/empty"
+grep -q "no routes in it" "$WORK/err" || fail "empty: $(cat "$WORK/err")"
+printf '# nothing but comments\n\n' > "$WORK/comments"
+expect_error route load "$WORK/comments"
+
+# The lock waits -w seconds, then names who holds it.
+# -o: flock itself holds the lock, not its sleep
+flock -o "$BPFFS/classifier" sleep 30 &
+holder=$!
+sleep 0.3
+SECONDS=0
+rc=0
+cls -w 1 route add 10.85.0.0/16 class web 2> "$WORK/err" || rc=$?
+waited=$SECONDS
+pkill -P "$holder" sleep || :
+wait "$holder" 2>/dev/null || :
+[ "$rc" -eq 1 ] || fail "-w 1 with the lock held: exit $rc"
+[ "$waited" -le 3 ] || fail "-w 1 waited ${waited}s"
+grep -Eq "locked by pid $holder \(flock .* sleep 30\); waited 1" "$WORK/err" ||
+	fail "lock holder not named: $(cat "$WORK/err")"
+cls route add 10.85.0.0/16 class web
+
+# One resolver, one wording: the same bad class token gets the same words
+# from every command that takes a class.
+for tok in no-such-class 1:10000; do
+	case $tok in
+	1:10000) want="\"$tok\" is neither a classid nor a class name" ;;
+	*) want="unknown class \"$tok\" (see 'classifier class list')" ;;
+	esac
+	printf '10.86.0.0/16 %s\n' "$tok" > "$WORK/tok_routes"
+	for cmd in "route add 10.86.0.0/16 class $tok" \
+		"route replace 10.86.0.0/16 class $tok" "class set $tok mark 1" \
+		"class del $tok" "route load $WORK/tok_routes"; do
+		# shellcheck disable=SC2086
+		expect_error $cmd
+		grep -qF -- "$want" "$WORK/err" ||
+			fail "'$cmd' words it otherwise: $(cat "$WORK/err")"
+	done
+done

@@ -9,6 +9,8 @@
 
 setup_ns
 add_classes
+# the table whatever the set's size, so every load below paints it
+cls table on
 # /24s with /26s and /32s inside some of them, and v6 /48s: overlapping.
 awk 'BEGIN {
 	for (i = 0; i < 100000; i++) {

@@ -1,9 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # deploy/classifier.service as systemd would run it (its Exec lines, with
-# its variables from an environment file), against deploy/example.batch
-# and deploy/routes.example: start classifies as example.batch says,
-# reload swaps in routes.example, stop detaches.
+# its variables from an environment file), with the installed example
+# batch (deploy/classifier.batch.example, its "route load" pointed at a
+# file of the test's): start classifies, reload swaps in another route
+# file (deploy/routes.example) and keeps the counters, stop touches
+# nothing (the interface stays classified), and a restart after it keeps
+# classification and counters.
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -12,12 +15,21 @@ N=20
 setup_pair
 setup_htb
 
+# start: example.batch's routes, as a route file
+sed -n 's/^route add \([^ ]*\) class \(.*\)$/\1 \2/p' \
+	"$CLASSIFIER_SRC/deploy/example.batch" > "$WORK/routes"
+sed "s|/etc/classifier/routes|$WORK/routes|" \
+	"$CLASSIFIER_SRC/deploy/classifier.batch.example" > "$WORK/batch"
+grep -q "^route load $WORK/routes\$" "$WORK/batch" ||
+	fail "classifier.batch.example does not load /etc/classifier/routes"
 cat > "$WORK/env" <<ENV
 CLASSIFIER_IFACE=$VS
-CLASSIFIER_BATCH=$CLASSIFIER_SRC/deploy/example.batch
-CLASSIFIER_ROUTES=$CLASSIFIER_SRC/deploy/routes.example
+CLASSIFIER_BATCH=$WORK/batch
 ENV
-grep -q "^EnvironmentFile=" "$UNIT" || fail "unit reads no EnvironmentFile"
+grep -q "^EnvironmentFile=/etc/default/classifier$" "$UNIT" ||
+	fail "unit does not read /etc/default/classifier"
+! grep -q "^ExecStop" "$UNIT" ||
+	fail "unit has an ExecStop: $(grep ^ExecStop "$UNIT")"
 
 # unit_exec KEY: run the unit's KEY= lines in order, through cls (the
 # unit's own binary path replaced by the binary under test).
@@ -43,10 +55,9 @@ unit_exec()
 	[ $n -gt 0 ] || fail "unit has no $1"
 }
 
-unit_exec ExecStartPre
 unit_exec ExecStart
 [ "$(attached_json | jq -r .dev)" = "$VS" ] || fail "start did not attach $VS"
-[ "$(cls route list | wc -l)" -eq 6 ] || fail "start did not load 6 routes"
+expect_eq "routes after start" "$(cls route list | wc -l)" 6
 rcv_nft_init
 for a in $ALL_DST; do
 	rcv_rule_dst "$a"
@@ -55,18 +66,22 @@ snapshot
 for a in $ALL_DST; do
 	send "$a" $N
 done
-expect_eq "web (example.batch)" "$(cls_delta web)" $((2 * N))
-expect_eq "bulk (example.batch)" "$(cls_delta bulk)" $((2 * N))
-expect_eq "blackhole (example.batch)" "$(cls_delta blackhole)" $((2 * N))
+expect_eq "web after start" "$(cls_delta web)" $((2 * N))
+expect_eq "bulk after start" "$(cls_delta bulk)" $((2 * N))
+expect_eq "blackhole after start" "$(cls_delta blackhole)" $((2 * N))
 expect_eq "HTB 1:10" "$(htb_delta 1:10)" $((2 * N))
 expect_eq "HTB 1:20" "$(htb_delta 1:20)" $((2 * N))
 expect_eq "received at $DROP4" "$(rcv_count_dst "$DROP4")" 0
 expect_eq "received at $WEB6" "$(rcv_count_dst "$WEB6")" $N
+web_total=$(stat_pkts web)
 
-# reload: routes.example moves web to bulk, unblocks 192.0.2.0/24
+# reload: routes.example moves web to bulk, unblocks 192.0.2.0/24; the
+# counters go on
+grep -v '^#' "$CLASSIFIER_SRC/deploy/routes.example" > "$WORK/routes"
 unit_exec ExecReload
-n=$(grep -Ecv '^(#|$)' "$CLASSIFIER_SRC/deploy/routes.example")
-expect_eq "routes after reload" "$(cls route list | wc -l)" "$n"
+expect_eq "routes after reload" "$(cls route list | wc -l)" \
+	"$(grep -c . "$WORK/routes")"
+expect_eq "web's count after reload" "$(stat_pkts web)" "$web_total"
 snapshot
 for a in $WEB4 $WEB6 $DROP4 $DROP6; do
 	send "$a" $N
@@ -76,11 +91,44 @@ expect_eq "web after reload" "$(cls_delta web)" 0
 expect_eq "blackhole after reload" "$(cls_delta blackhole)" $N
 expect_eq "received at $DROP4 after reload" "$(rcv_count_dst "$DROP4")" $N
 
-unit_exec ExecStop
-[ -z "$(attached_json)" ] || fail "stop left: $(attached_json)"
-# a second start works on the state the first left behind
-unit_exec ExecStartPre
+# stop runs nothing (checked above): still attached and classifying
+snapshot
+send "$WEB4" $N
+expect_eq "bulk while stopped" "$(cls_delta bulk)" $N
+expect_eq "HTB 1:20 while stopped" "$(htb_delta 1:20)" $N
+bulk_total=$(stat_pkts bulk)
+
+# the start after it (systemctl restart) keeps routes and counters
 unit_exec ExecStart
-[ "$(attached_json | jq -r .dev)" = "$VS" ] || fail "restart did not attach"
-[ "$(cls route list | wc -l)" -eq 6 ] || fail "restart did not restore 6 routes"
-unit_exec ExecStop
+[ "$(attached_json | jq -r .dev)" = "$VS" ] || fail "restart detached $VS"
+expect_eq "bulk's count after restart" "$(stat_pkts bulk)" "$bulk_total"
+snapshot
+send "$WEB4" $N
+expect_eq "bulk after restart" "$(cls_delta bulk)" $N
+
+# restart and reload under traffic: UDP streams to bulk destinations run
+# while the unit's start (a restart) and reload lines run twice each; no
+# packet of theirs reaches the receiver with DSCP 0 (the default class:
+# bulk marks CS1), and none is lost.
+M=8000
+rcv_rule_dst "$BULK4" ip dscp cs0
+rcv_rule_dst "$BULK6" ip6 dscp cs0
+base4=$(rcv_count_dst "$BULK4")
+base6=$(rcv_count_dst "$BULK6")
+in_snd "$UDPSEND" -i 300 -c $M "$BULK4" "$PORT" > /dev/null &
+pid4=$!
+in_snd "$UDPSEND" -i 300 -c $M "$BULK6" "$PORT" > /dev/null &
+pid6=$!
+for k in 1 2; do
+	unit_exec ExecStart
+	unit_exec ExecReload
+done
+wait $pid4 $pid6
+expect_eq "received at $BULK4 during restarts" \
+	$(($(rcv_count_dst "$BULK4") - base4)) $M
+expect_eq "received at $BULK6 during restarts" \
+	$(($(rcv_count_dst "$BULK6") - base6)) $M
+expect_eq "default-class packets at $BULK4 during restarts" \
+	"$(rcv_count_dst "$BULK4" ip dscp cs0)" 0
+expect_eq "default-class packets at $BULK6 during restarts" \
+	"$(rcv_count_dst "$BULK6" ip6 dscp cs0)" 0

@@ -60,16 +60,39 @@ static void *map_array(struct bpf_map *map, size_t value_size, size_t *len)
 	return mem == MAP_FAILED ? NULL : mem;
 }
 
+/* The IPv4 table as user space makes it: an inner map for table_v4. */
+static int make_table(struct fix *f)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts,
+		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	long page = sysconf(_SC_PAGESIZE);
+	void *mem;
+
+	f->table = bpf_map_create(BPF_MAP_TYPE_ARRAY, "test_table",
+				  sizeof(__u32),
+				  CLS_DIR24_PER_ELEM * sizeof(__u32),
+				  TEST_DIR24_ENTRIES / CLS_DIR24_PER_ELEM,
+				  &opts);
+	if (f->table < 0)
+		return -errno;
+	/* The contract: the mmap is a __u32[] whatever the value size. */
+	f->dir24_len = (TEST_DIR24_ENTRIES * sizeof(__u32) + page - 1) / page *
+		       page;
+	mem = mmap(NULL, f->dir24_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   f->table, 0);
+	if (mem == MAP_FAILED)
+		return -errno;
+	f->dir24 = mem;
+	return 0;
+}
+
 static int map_arrays(struct fix *f)
 {
 	f->stats = map_array(f->skel->maps.stats, sizeof(struct cls_counter),
 			     &f->stats_len);
 	if (!f->stats)
 		return -errno;
-	/* The contract: the mmap is a __u32[] whatever the value size. */
-	f->dir24 = map_array(f->skel->maps.dir24,
-			     CLS_DIR24_PER_ELEM * sizeof(__u32), &f->dir24_len);
-	return f->dir24 ? 0 : -errno;
+	return make_table(f);
 }
 
 int fix_open(struct fix *f)
@@ -79,6 +102,8 @@ int fix_open(struct fix *f)
 	memset(f, 0, sizeof(*f));
 	f->trie_v4 = -1;
 	f->trie_v6 = -1;
+	f->table = -1;
+	f->table6 = -1;
 	err = pin_to_one_cpu(f);
 	if (err)
 		goto out;
@@ -96,10 +121,6 @@ int fix_open(struct fix *f)
 				       f->ncpus * CLS_STATS_STRIDE);
 	if (err)
 		goto out;
-	err = bpf_map__set_max_entries(f->skel->maps.dir24,
-				       TEST_DIR24_ENTRIES / CLS_DIR24_PER_ELEM);
-	if (err)
-		goto out;
 	err = classifier_bpf__load(f->skel);
 	if (err)
 		goto out;
@@ -108,6 +129,19 @@ out:
 	if (err)
 		fix_close(f);
 	return err;
+}
+
+static void drop_v6table(struct fix *f)
+{
+	__u32 zero = 0;
+
+	bpf_map_delete_elem(bpf_map__fd(f->skel->maps.table_v6), &zero);
+	if (f->table6_mem)
+		munmap(f->table6_mem, f->table6_len);
+	if (f->table6 >= 0)
+		close(f->table6);
+	f->table6_mem = NULL;
+	f->table6 = -1;
 }
 
 void fix_close(struct fix *f)
@@ -120,22 +154,33 @@ void fix_close(struct fix *f)
 		close(f->trie_v4);
 	if (f->trie_v6 >= 0)
 		close(f->trie_v6);
+	if (f->table >= 0)
+		close(f->table);
+	if (f->skel)
+		drop_v6table(f);
 	classifier_bpf__destroy(f->skel);
 	memset(f, 0, sizeof(*f));
 	f->trie_v4 = -1;
 	f->trie_v6 = -1;
+	f->table = -1;
+	f->table6 = -1;
 }
 
-/* The way user space is meant to do it: a fresh trie swapped into slot 0. */
+/*
+ * The way user space is meant to do it: a fresh trie in generation 0's
+ * slot, generation 1's empty.
+ */
 static int install_trie(int outer_fd, __u32 key_size, __u32 max, int *fd)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
-	__u32 zero = 0;
+	__u32 zero = 0, one = 1;
 	int trie, err;
 
 	trie = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "test_routes", key_size,
 			      sizeof(__u32), max, &opts);
 	if (trie < 0)
+		return -errno;
+	if (bpf_map_delete_elem(outer_fd, &one) && errno != ENOENT)
 		return -errno;
 	if (bpf_map_update_elem(outer_fd, &zero, &trie, BPF_ANY)) {
 		err = -errno;
@@ -167,19 +212,22 @@ int fix_reset(struct fix *f)
 	struct t t = {.f = f};
 	int err;
 
-	err = install_trie(bpf_map__fd(f->skel->maps.routes_v4),
+	err = install_trie(bpf_map__fd(f->skel->maps.trie_v4),
 			   sizeof(struct cls_v4_key), CLS_MAX_ROUTES_V4,
 			   &f->trie_v4);
 	if (!err)
-		err = install_trie(bpf_map__fd(f->skel->maps.routes_v6),
+		err = install_trie(bpf_map__fd(f->skel->maps.trie_v6),
 				   sizeof(struct cls_v6_key), CLS_MAX_ROUTES_V6,
 				   &f->trie_v6);
 	if (!err)
 		err = reset_classes(f);
 	memset(&f->cfg, 0, sizeof(f->cfg));
-	f->cfg.abi_version = CLS_ABI_VERSION;
+	f->cfg.layout = CLS_LAYOUT_VERSION;
 	if (!err)
 		err = set_stats_on(&t, 1);
+	if (!err)
+		err = use_table(&t, -1);
+	drop_v6table(f);
 	while (f->n_dirty)
 		f->dir24[f->dir24_dirty[--f->n_dirty]] = 0;
 	if (!err)
@@ -197,6 +245,7 @@ int route_add(struct t *t, const char *prefix, __u32 idx)
 	const char *slash = strchr(prefix, '/');
 	int v6 = strchr(prefix, ':') != NULL;
 	int fd = v6 ? t->f->trie_v6 : t->f->trie_v4;
+	__u32 val;
 
 	if (!slash || (size_t)(slash - prefix) >= sizeof(addr))
 		return fail(t, "bad prefix %s", prefix);
@@ -206,7 +255,8 @@ int route_add(struct t *t, const char *prefix, __u32 idx)
 	if (inet_pton(v6 ? AF_INET6 : AF_INET, addr, key.addr) != 1)
 		return fail(t, "bad prefix %s", prefix);
 	/* cls_v4_key is a prefix of cls_v6_key's layout. */
-	if (bpf_map_update_elem(fd, &key, &idx, BPF_ANY))
+	val = cls_route_value(idx, key.prefixlen, 0);
+	if (bpf_map_update_elem(fd, &key, &val, BPF_ANY))
 		return fail(t, "route %s: %s", prefix, strerror(errno));
 	return 0;
 }
@@ -235,10 +285,57 @@ int set_stats_on(struct t *t, __u32 on)
 	return write_config(t);
 }
 
-int set_lookup_mode(struct t *t, enum cls_lookup_mode mode)
+int set_gen(struct t *t, __u32 gen)
 {
-	t->f->cfg.lookup_mode = mode;
+	t->f->cfg.gen = gen;
 	return write_config(t);
+}
+
+int v6table(struct t *t, struct mbt6 *m)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts,
+		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	size_t entries = mbt6_entries(TEST_V6TABLE_UNITS);
+	struct fix *f = t->f;
+	__u32 zero = 0;
+	void *mem;
+
+	drop_v6table(f);
+	f->table6 = bpf_map_create(BPF_MAP_TYPE_ARRAY, "test_table6",
+				   sizeof(__u32), MBT6_PER_ELEM * sizeof(__u32),
+				   entries / MBT6_PER_ELEM, &opts);
+	if (f->table6 < 0)
+		return fail(t, "IPv6 table: %s", strerror(errno));
+	f->table6_len = entries * sizeof(__u32);
+	mem = mmap(NULL, f->table6_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   f->table6, 0);
+	if (mem == MAP_FAILED)
+		return fail(t, "IPv6 table mmap: %s", strerror(errno));
+	f->table6_mem = mem;
+	if (mbt6_view(m, mem, entries))
+		return fail(t, "IPv6 table view");
+	mbt6_clear(m);
+	if (bpf_map_update_elem(bpf_map__fd(f->skel->maps.table_v6), &zero,
+				&f->table6, BPF_ANY))
+		return fail(t, "IPv6 table slot: %s", strerror(errno));
+	return 0;
+}
+
+int use_table(struct t *t, int gen)
+{
+	int fd = bpf_map__fd(t->f->skel->maps.table_v4);
+	__u32 g;
+
+	for (g = 0; g < CLS_GENERATIONS; g++) {
+		if ((int)g == gen) {
+			if (bpf_map_update_elem(fd, &g, &t->f->table, BPF_ANY))
+				return fail(t, "table slot %u: %s", g,
+					    strerror(errno));
+		} else if (bpf_map_delete_elem(fd, &g) && errno != ENOENT) {
+			return fail(t, "table slot %u: %s", g, strerror(errno));
+		}
+	}
+	return 0;
 }
 
 int dir24_set(struct t *t, __u32 idx, __u32 val)
@@ -256,8 +353,8 @@ int dir24_set(struct t *t, __u32 idx, __u32 val)
 
 int drop_route_table(struct t *t, int family)
 {
-	struct bpf_map *outer = family == 6 ? t->f->skel->maps.routes_v6
-					    : t->f->skel->maps.routes_v4;
+	struct bpf_map *outer = family == 6 ? t->f->skel->maps.trie_v6
+					    : t->f->skel->maps.trie_v4;
 	__u32 zero = 0;
 
 	if (bpf_map_delete_elem(bpf_map__fd(outer), &zero))

@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 #include "maps/classifier_abi.h"
+#include "maps/mbt6.h"
 #include "tests/prog/pkt.h"
 
 /*
@@ -29,6 +30,9 @@
 	(CLS_DIR24_L1_ENTRIES + TEST_DIR24_GROUPS * CLS_DIR24_GROUP_SIZE +     \
 	 CLS_DIR24_HDR_ENTRIES)
 
+/* Pool units of the test's IPv6 table. */
+#define TEST_V6TABLE_UNITS 256
+
 enum hook {
 	HOOK_TC = 1,
 	HOOK_XDP = 2,
@@ -40,6 +44,10 @@ struct fix {
 	int ncpus;
 	int trie_v4;
 	int trie_v6;
+	int table;   /* the IPv4 table's inner map */
+	int table6;  /* the IPv6 table's, made by v6table() */
+	void *table6_mem;
+	size_t table6_len;
 	struct cls_counter *stats;
 	size_t stats_len;
 	struct cls_config cfg;
@@ -75,7 +83,11 @@ static inline __u32 test_classid(__u32 idx)
 int route_add(struct t *t, const char *prefix, __u32 idx);
 int class_set(struct t *t, __u32 idx, const struct cls_class *cls);
 int set_stats_on(struct t *t, __u32 on);
-int set_lookup_mode(struct t *t, enum cls_lookup_mode mode);
+int set_gen(struct t *t, __u32 gen);
+/* A new, empty IPv6 table in generation 0's slot, viewed through m. */
+int v6table(struct t *t, struct mbt6 *m);
+/* The test's IPv4 table in generation gen's slot only (-1: in none). */
+int use_table(struct t *t, int gen);
 /* Writes entry idx of the DIR-24-8 table through its mmap. */
 int dir24_set(struct t *t, __u32 idx, __u32 val);
 int drop_route_table(struct t *t, int family);

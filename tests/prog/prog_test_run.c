@@ -12,11 +12,16 @@
  * headers are not linear (test-run skbs always are), i.e. the pull in
  * cls_egress.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "classifier.skel.h"
 #include "tests/prog/harness.h"
 
 #define NEXTHDR_HOP	 0
@@ -118,6 +123,47 @@ static int route_to_class_out_of_range_gets_default(struct t *t)
 	return expect_class(t, &p, CLS_DEFAULT_CLASS);
 }
 
+/* The value's length and source bits are user space's: class bits only. */
+static int route_value_flags_ignored(struct t *t)
+{
+	struct cls_v4_key k = { .prefixlen = 8, .addr = { 10 } };
+	__u32 v = cls_route_value(3, 8, CLS_ROUTE_SYNCED);
+	struct pkt p;
+
+	if (bpf_map_update_elem(t->f->trie_v4, &k, &v, BPF_ANY))
+		return fail(t, "route: %s", strerror(errno));
+	if (mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	return expect_class(t, &p, 3);
+}
+
+/* The generation in config picks the slot: a staged set is not read. */
+static int generation_picks_trie(struct t *t)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+	struct cls_v4_key k = { .prefixlen = 8, .addr = { 10 } };
+	__u32 one = 1, v = cls_route_value(2, 8, 0);
+	struct pkt p;
+	int next, err;
+
+	if (route_add(t, "10.0.0.0/8", 1) || mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	next = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "test_next",
+			      sizeof(k), sizeof(v), 16, &opts);
+	if (next < 0)
+		return fail(t, "trie: %s", strerror(errno));
+	err = bpf_map_update_elem(next, &k, &v, BPF_ANY) ||
+	      bpf_map_update_elem(bpf_map__fd(t->f->skel->maps.trie_v4), &one,
+				  &next, BPF_ANY);
+	close(next);
+	if (err)
+		return fail(t, "staging: %s", strerror(errno));
+	if (expect_class(t, &p, 1) || set_gen(t, 1))
+		return -1;
+	err = expect_class(t, &p, 2);
+	return set_gen(t, 0) ?: err;
+}
+
 static int empty_table_slot_counts_no_table(struct t *t)
 {
 	int cpu = t->f->cpu;
@@ -161,7 +207,7 @@ static __u32 d24_leaf(unsigned int plen, __u32 class_idx)
 static int d24_setup(struct t *t, struct pkt *p, __u32 l1)
 {
 	if (route_add(t, "10.0.0.0/8", 1) || mk_v4(t, p, D24_ADDR, 0) ||
-	    set_lookup_mode(t, CLS_LOOKUP_DIR24) || dir24_set(t, D24_L1, l1))
+	    use_table(t, 0) || dir24_set(t, D24_L1, l1))
 		return -1;
 	return 0;
 }
@@ -227,26 +273,111 @@ static int dir24_class_out_of_range_gets_default(struct t *t)
 	return expect_class(t, &p, CLS_DEFAULT_CLASS);
 }
 
-/* While user space rebuilds the table, the mode says trie: obey it. */
-static int dir24_ignored_in_trie_mode(struct t *t)
+/* No table in the generation's slot (table off): the trie answers. */
+static int dir24_empty_slot_uses_trie(struct t *t)
 {
 	struct pkt p;
 
-	if (d24_setup(t, &p, d24_leaf(24, 3)) ||
-	    set_lookup_mode(t, CLS_LOOKUP_TRIE))
+	if (d24_setup(t, &p, d24_leaf(24, 3)) || use_table(t, -1))
 		return -1;
 	return expect_class(t, &p, 1);
 }
 
-static int dir24_mode_leaves_v6_to_trie(struct t *t)
+/* A table staged for the other generation is not read yet. */
+static int dir24_other_generation_ignored(struct t *t)
 {
 	struct pkt p;
 
-	if (route_add(t, "2001:db8::/32", 2) ||
-	    set_lookup_mode(t, CLS_LOOKUP_DIR24) ||
+	if (d24_setup(t, &p, d24_leaf(24, 3)) || use_table(t, 1))
+		return -1;
+	return expect_class(t, &p, 1);
+}
+
+static int dir24_table_leaves_v6_to_trie(struct t *t)
+{
+	struct pkt p;
+
+	if (route_add(t, "2001:db8::/32", 2) || use_table(t, 0) ||
 	    mk_v6(t, &p, "2001:db8::1", 0, NULL, 0))
 		return -1;
 	return expect_class(t, &p, 2);
+}
+
+/* ---- IPv6 table ---- */
+
+/*
+ * A fresh IPv6 table (maps/mbt6.c) in generation 0's slot holding one
+ * route; the trie says class 1 for 2001:db8::/32, so an answer from the
+ * table shows.
+ */
+static int v6table_with(struct t *t, const char *prefix, __u32 cls,
+			struct mbt6 *m)
+{
+	struct in6_addr a;
+	char addr[64];
+	int err;
+
+	if (route_add(t, "2001:db8::/32", 1))
+		return -1;
+	err = v6table(t, m);
+	if (err)
+		return err;
+	snprintf(addr, sizeof(addr), "%s", prefix);
+	*strchr(addr, '/') = '\0';
+	if (inet_pton(AF_INET6, addr, &a) != 1)
+		return fail(t, "bad prefix %s", prefix);
+	if (mbt6_add(m, a.s6_addr, atoi(strchr(prefix, '/') + 1), cls))
+		return fail(t, "mbt6_add %s", prefix);
+	return 0;
+}
+
+static int v6table_gives_class(struct t *t)
+{
+	struct mbt6 m;
+	struct pkt p;
+
+	if (v6table_with(t, "2001:db8:1::/48", 3, &m) ||
+	    mk_v6(t, &p, "2001:db8:1::5", 0, NULL, 0))
+		return -1;
+	return expect_class(t, &p, 3);
+}
+
+/* Outside the table's routes the table says "no route": the default. */
+static int v6table_miss_gives_default(struct t *t)
+{
+	struct mbt6 m;
+	struct pkt p;
+
+	if (v6table_with(t, "2001:db8:1::/48", 3, &m) ||
+	    mk_v6(t, &p, "2001:db9::5", 0, NULL, 0))
+		return -1;
+	return expect_class(t, &p, CLS_DEFAULT_CLASS);
+}
+
+/* A first-level entry that says "ask the trie": the trie answers. */
+static int v6table_ask_trie_uses_trie(struct t *t)
+{
+	struct mbt6 m;
+	struct pkt p;
+
+	if (v6table_with(t, "2001:db8:1::/48", 3, &m) ||
+	    mk_v6(t, &p, "2001:db8:1::5", 0, NULL, 0))
+		return -1;
+	m.t[0x2001] = MBT6_ASK_TRIE;
+	return expect_class(t, &p, 1);
+}
+
+/* A node pointing past the end of the map must not give a class. */
+static int v6table_node_outside_map_uses_trie(struct t *t)
+{
+	struct mbt6 m;
+	struct pkt p;
+
+	if (v6table_with(t, "2001:db8:1::/48", 3, &m) ||
+	    mk_v6(t, &p, "2001:db8:1::5", 0, NULL, 0))
+		return -1;
+	m.t[0x2001] = MBT6_CHILD | MBT6_DIRECT | (TEST_V6TABLE_UNITS + 100000);
+	return expect_class(t, &p, 1);
 }
 
 /* ---- VLAN ---- */
@@ -759,6 +890,8 @@ static const struct test_case tests[] = {
 	TEST(v6_longest_prefix_wins, BOTH),
 	TEST(classifies_by_own_side_only, BOTH),
 	TEST(route_to_class_out_of_range_gets_default, BOTH),
+	TEST(route_value_flags_ignored, BOTH),
+	TEST(generation_picks_trie, BOTH),
 	TEST(empty_table_slot_counts_no_table, BOTH),
 	TEST(dir24_leaf_gives_class, BOTH),
 	TEST(dir24_group_entry_gives_class, BOTH),
@@ -766,8 +899,13 @@ static const struct test_case tests[] = {
 	TEST(dir24_ask_trie_uses_trie, BOTH),
 	TEST(dir24_group_outside_map_uses_trie, BOTH),
 	TEST(dir24_class_out_of_range_gets_default, BOTH),
-	TEST(dir24_ignored_in_trie_mode, BOTH),
-	TEST(dir24_mode_leaves_v6_to_trie, BOTH),
+	TEST(dir24_empty_slot_uses_trie, BOTH),
+	TEST(dir24_other_generation_ignored, BOTH),
+	TEST(dir24_table_leaves_v6_to_trie, BOTH),
+	TEST(v6table_gives_class, BOTH),
+	TEST(v6table_miss_gives_default, BOTH),
+	TEST(v6table_ask_trie_uses_trie, BOTH),
+	TEST(v6table_node_outside_map_uses_trie, BOTH),
 	TEST(vlan_v4_match, BOTH),
 	TEST(qinq_v4_match, BOTH),
 	TEST(qinq_v6_match, BOTH),

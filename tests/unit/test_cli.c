@@ -57,10 +57,32 @@ static const struct cli_case cases[] = {
 	{ "stats frob", "unknown command \"frob\"" },
 	{ "stats show extra", "unknown argument \"extra\"" },
 	{ "stats on now", "takes no arguments" },
+	{ "stats prometheus a b", "expected [ FILE ]" },
+	{ "stats watch 0.05", "interval \"0.05\": expected seconds" },
+	{ "stats watch 1e9", "interval \"1e9\"" },
+	{ "stats watch 1s", "interval \"1s\"" },
+	{ "stats watch count", "count: expected a number" },
+	{ "stats watch 1 count 0", "count: expected a number" },
+	{ "stats watch 1 count 2 json", "unknown argument \"json\"" },
+	{ "exporter listen", "\"listen\" needs a value" },
+	{ "exporter --listen", "\"--listen\" needs a value" },
+	{ "exporter listen localhost:9435", "numeric address" },
+	{ "exporter --listen=127.0.0.1:0", "port must be 1-65535" },
+	{ "exporter listen ::1:9435", "in brackets" },
+	{ "exporter port 9435", "unknown argument \"port\"" },
+	{ "exporter timeout 0", "timeout \"0\": expected seconds" },
+	{ "exporter listen 127.0.0.1:9435 timeout", "\"timeout\" needs a value" },
 	{ "lookup", "expected ADDR" },
 	{ "lookup 10.0.0.300", "10.0.0.300" },
 	{ "lookup 10.0.0.0/8", "10.0.0.0/8" },
 	{ "status now", "takes no arguments" },
+	{ "sync", "command line: no rules" },
+	{ "sync config", "config needs a FILE" },
+	{ "sync tabel 100 class web", "command line: unknown word \"tabel\"" },
+	{ "sync table 100 realm 5", "rule has no action" },
+	{ "sync table 100 class 1:2:3", "not a classid (1:10) or a class name" },
+	{ "sync resync 1s table 100 class web", "resync \"1s\": an interval" },
+	{ "sync table 100 class web", "nothing set up under" },
 };
 
 static char tmpdir[] = "/tmp/cls-cli-test.XXXXXX";
@@ -81,20 +103,7 @@ static int run_captured(const char *line, char *err, size_t n, struct cli *c)
 	fflush(stderr);
 	saved = dup(STDERR_FILENO);
 	dup2(fileno(f), STDERR_FILENO);
-	if (!strcmp(argv[0], "route"))
-		ret = do_route(c, argc - 1, argv + 1);
-	else if (!strcmp(argv[0], "class"))
-		ret = do_class(c, argc - 1, argv + 1);
-	else if (!strcmp(argv[0], "attach"))
-		ret = do_attach(c, argc - 1, argv + 1);
-	else if (!strcmp(argv[0], "detach"))
-		ret = do_detach(c, argc - 1, argv + 1);
-	else if (!strcmp(argv[0], "stats"))
-		ret = do_stats(c, argc - 1, argv + 1);
-	else if (!strcmp(argv[0], "lookup"))
-		ret = do_lookup(c, argc - 1, argv + 1);
-	else
-		ret = do_status(c, argc - 1, argv + 1);
+	ret = cli_run(c, argc, argv);
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
@@ -108,7 +117,7 @@ static int run_captured(const char *line, char *err, size_t n, struct cli *c)
 static void init_cli(struct cli *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->lock_fd = -1;
+	c->wait_ms = -1;
 	/* Not a bpffs: any command that got as far as the maps would fail. */
 	c->bpffs = tmpdir;
 	cls_root_path(c->root, sizeof(c->root), tmpdir);
@@ -142,9 +151,11 @@ static void test_bad_input_is_one_line(void **state)
 
 static void test_reads_need_setup(void **state)
 {
-	static const char *const reads[] = { "route list", "class list",
-					     "stats", "status",
-					     "lookup 10.0.0.1" };
+	static const char *const reads[] = {
+		"route list", "class list",	  "stats",
+		"status",     "lookup 10.0.0.1", "stats prometheus",
+		"stats watch",
+	};
 	char err[1024];
 	struct cli c;
 	size_t i;
@@ -176,9 +187,11 @@ static void test_change_refuses_non_bpffs(void **state)
 
 static void test_help_succeeds_quietly(void **state)
 {
-	static const char *const helps[] = { "route help", "class help",
-					     "stats help", "attach help",
-					     "route add help" };
+	static const char *const helps[] = {
+		"route help",	  "class help",	   "stats help",
+		"attach help",	  "route add help", "exporter help",
+		"stats watch help", "sync help",
+	};
 	char err[1024];
 	struct cli c;
 	size_t i;

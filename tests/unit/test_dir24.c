@@ -268,7 +268,7 @@ static void fill_from(struct model *m, struct dir24 *d)
 		if (m->r[i].live)
 			r[k++] = m->r[i];
 	qsort(r, k, sizeof(*r), by_addr);
-	dir24_fill_begin(f, d);
+	dir24_fill_begin(f, d, false);
 	for (i = 0; i < k; i++)
 		assert_int_equal(dir24_fill_add(f, r[i].addr, r[i].len,
 						r[i].cls),
@@ -388,7 +388,7 @@ static void test_fill_order_and_repeats(void **state)
 	(void)state;
 	assert_non_null(mem);
 	assert_int_equal(dir24_view(&d, mem, entries), 0);
-	dir24_fill_begin(&f, &d);
+	dir24_fill_begin(&f, &d, true);
 	assert_int_equal(dir24_fill_add(&f, 0x0a000000, 8, 1), 0);
 	assert_int_equal(dir24_fill_add(&f, 0x0a000000, 8, 2), 0);
 	assert_int_equal(dir24_fill_add(&f, 0x0a000100, 24, 3), 0);
@@ -413,6 +413,43 @@ static void test_fill_order_and_repeats(void **state)
 	free(mem);
 }
 
+/* Over zeroed memory, skipping the "no route" stores changes nothing. */
+static void test_fill_zeroed_equals_full(void **state)
+{
+	size_t entries = dir24_entries(true, 4);
+	__u32 *a = calloc(entries, sizeof(__u32));
+	__u32 *b = calloc(entries, sizeof(__u32));
+	static const struct { __u32 addr, len, cls; } r[] = {
+		{ 0x0a000000, 8, 1 },  { 0x0a000100, 24, 2 },
+		{ 0x0a000180, 25, 3 }, { 0x0a0002f0, 28, 4 },
+		{ 0x0b000000, 16, 5 }, { 0xc0000200, 32, 6 },
+	};
+	struct dir24_fill f;
+	struct dir24 da, db;
+	size_t i;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(dir24_view(&da, a, entries), 0);
+	assert_int_equal(dir24_view(&db, b, entries), 0);
+	dir24_fill_begin(&f, &da, false);
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		assert_int_equal(dir24_fill_add(&f, r[i].addr, r[i].len,
+						r[i].cls),
+				 0);
+	dir24_fill_end(&f);
+	dir24_fill_begin(&f, &db, true);
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		assert_int_equal(dir24_fill_add(&f, r[i].addr, r[i].len,
+						r[i].cls),
+				 0);
+	dir24_fill_end(&f);
+	assert_memory_equal(a, b, entries * sizeof(__u32));
+	free(a);
+	free(b);
+}
+
 static void test_view_rejects_bad_sizes(void **state)
 {
 	__u32 mem[CLS_DIR24_HDR_ENTRIES];
@@ -432,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_view_rejects_bad_sizes),
 		cmocka_unit_test(test_fill_order_and_repeats),
+		cmocka_unit_test(test_fill_zeroed_equals_full),
 		cmocka_unit_test(test_fill_equals_painting),
 		cmocka_unit_test(test_fill_groups_exhausted),
 		cmocka_unit_test(test_matches_lpm_with_groups_to_spare),

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * classifier route load FILE: read the file, parse it, hand the routes to
+ * a route transaction of the maps library (which builds the new tables
+ * beside the live ones and publishes them at once).
+ *
+ * The file is read whole before the lock is taken, so a slow or endless
+ * input never holds other writers up; a big file is parsed by two
+ * threads, one per half, while the library's filler feeds the kernel what
+ * the first half yields.  Errors name the first bad line of the file, as
+ * one thread reading in order would.  Nothing is published unless every
+ * line parsed and every class resolved.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "lib/parse.h"
+
+/* Routes handed to the transaction per call. */
+#define BATCH 1024
+
+/* One stretch of the input, parsed by one thread. */
+struct part {
+	struct cli *c;
+	struct cls_txn *txn; /* the first part adds as it goes */
+	const char *p, *end;
+	struct cls_route *own; /* the second part keeps its routes */
+	size_t own_n, own_cap;
+	size_t lines;
+	int err;
+	char msg[160];
+};
+
+static int keep(struct part *pt, const struct cls_route *r, size_t n)
+{
+	struct cls_route *nr;
+
+	if (pt->txn)
+		return cls_txn_add(pt->txn, r, n);
+	if (pt->own_n + n > pt->own_cap) {
+		pt->own_cap = (pt->own_cap + n) * 2;
+		nr = realloc(pt->own, pt->own_cap * sizeof(*nr));
+		if (!nr)
+			return -ENOMEM;
+		pt->own = nr;
+	}
+	memcpy(pt->own + pt->own_n, r, n * sizeof(*r));
+	pt->own_n += n;
+	return 0;
+}
+
+static const char *add_errstr(int err)
+{
+	return err == -E2BIG ? "more routes than the table holds"
+			     : strerror(-err);
+}
+
+/* The line's class; files repeat a class line after line. */
+static int resolve(struct part *pt, const char *tok, char *last, size_t n,
+		   __u32 *idx)
+{
+	int err;
+
+	if (*last && !strcmp(tok, last))
+		return 0;
+	err = cls_class_resolve(&pt->c->maps, tok, idx);
+	if (err) {
+		cls_class_strerror(err, tok, pt->msg, sizeof(pt->msg));
+		return err;
+	}
+	snprintf(last, n, "%s", tok);
+	return 0;
+}
+
+static void *parse_part(void *arg)
+{
+	struct part *pt = arg;
+	const char *p = pt->p, *nl, *why;
+	char *line = NULL, *tok, *nline, last_tok[64] = "";
+	struct cls_route batch[BATCH];
+	size_t cap = 0, len, nb = 0;
+	struct cls_prefix pfx;
+	__u32 idx = 0;
+	int rc, err = 0;
+
+	while (p < pt->end && !err) {
+		nl = memchr(p, '\n', pt->end - p);
+		len = (nl ? nl : pt->end) - p;
+		if (len >= cap) {
+			cap = len + 256;
+			nline = realloc(line, cap);
+			if (!nline) {
+				err = -ENOMEM;
+				snprintf(pt->msg, sizeof(pt->msg), "%s",
+					 strerror(ENOMEM));
+				break;
+			}
+			line = nline;
+		}
+		pt->lines++;
+		if (memchr(p, '\0', len)) {
+			err = -EINVAL;
+			snprintf(pt->msg, sizeof(pt->msg),
+				 "NUL byte in the line");
+			break;
+		}
+		memcpy(line, p, len);
+		line[len] = '\0';
+		p += len + (nl != NULL);
+		why = NULL;
+		rc = parse_route_line(line, &pfx, &tok, &why);
+		if (rc <= 0) {
+			err = rc;
+			if (rc)
+				snprintf(pt->msg, sizeof(pt->msg), "%s",
+					 why ? why : "invalid line");
+			continue;
+		}
+		err = resolve(pt, tok, last_tok, sizeof(last_tok), &idx);
+		if (err)
+			break;
+		batch[nb].prefix = pfx;
+		batch[nb].class_idx = idx;
+		batch[nb].flags = 0;
+		if (++nb == BATCH) {
+			err = keep(pt, batch, nb);
+			nb = 0;
+			if (err)
+				snprintf(pt->msg, sizeof(pt->msg), "%s",
+					 add_errstr(err));
+		}
+	}
+	if (!err && nb && (err = keep(pt, batch, nb)))
+		snprintf(pt->msg, sizeof(pt->msg), "%s", add_errstr(err));
+	free(line);
+	pt->err = err;
+	return NULL;
+}
+
+/*
+ * Big files in two halves on two threads: while an unordered file is read
+ * the kernel has nothing to do yet, so parsing is all of the wait.
+ */
+#define SPLIT_MIN (1U << 20)
+
+static int parse(struct cli *c, struct cls_txn *txn, const char *file,
+		 const char *buf, size_t len, size_t *routes)
+{
+	struct part pt[2] = {};
+	pthread_t thread;
+	bool two = false;
+	const char *mid;
+	int err = 0, k;
+
+	pt[0] = (struct part){.c = c, .txn = txn, .p = buf, .end = buf + len};
+	if (len >= SPLIT_MIN) {
+		mid = memchr(buf + len / 2, '\n', len - len / 2);
+		if (mid && mid + 1 < buf + len) {
+			pt[1] = (struct part){
+				.c = c, .p = mid + 1, .end = buf + len};
+			pt[0].end = mid + 1;
+			two = !pthread_create(&thread, NULL, parse_part,
+					      &pt[1]);
+			if (!two) /* the first part reads it all */
+				pt[0].end = buf + len;
+		}
+	}
+	parse_part(&pt[0]);
+	if (two)
+		pthread_join(thread, NULL);
+	for (k = 0; k < 2 && !err; k++)
+		if (pt[k].err) {
+			err = pt[k].err;
+			cli_err(c, "%s:%zu: %s", file,
+				pt[k].lines + (k ? pt[0].lines : 0), pt[k].msg);
+		}
+	/* The second half's routes after the first's, as one reader's. */
+	if (!err && two && (err = cls_txn_add(txn, pt[1].own, pt[1].own_n)))
+		cli_err(c, "%s: %s", file, add_errstr(err));
+	*routes = pt[0].own_n + pt[1].own_n;
+	free(pt[1].own);
+	return err;
+}
+
+/* Lines that hold a route: no more than this counts them. */
+static bool has_route_line(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		while (p < end &&
+		       (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+			p++;
+		if (p < end && *p != '#')
+			return true;
+		while (p < end && *p != '\n')
+			p++;
+	}
+	return false;
+}
+
+int cli_route_load(struct cli *c, int argc, char **argv)
+{
+	const struct cls_class_entry *classes;
+	struct cls_txn *txn = NULL;
+	struct cls_txn_result res;
+	size_t len, routes, n;
+	char *buf;
+	int err;
+
+	if (argc != 1) {
+		cli_err(c, "expected FILE");
+		return -EINVAL;
+	}
+	err = cli_read_input(c, argv[0], CLI_INPUT_MAX, &buf, &len);
+	if (err)
+		return err;
+	if (!has_route_line(buf, len)) {
+		cli_err(c,
+			"%s: no routes in it (to remove every route, use "
+			"'route flush')",
+			argv[0]);
+		free(buf);
+		return -ENODATA;
+	}
+	err = cli_maps_write(c);
+	/* Read once here: the parser threads then share it read-only. */
+	if (!err && (err = cls_classes(&c->maps, &classes, &n)))
+		cli_errno(c, err, "reading classes");
+	if (!err && (err = cls_txn_begin(&c->maps, CLS_TXN_HAND, &txn)))
+		cli_errno(c, err, "starting the load");
+	if (!err)
+		err = parse(c, txn, argv[0], buf, len, &routes);
+	free(buf);
+	if (err) {
+		cls_txn_abort(txn);
+		return err;
+	}
+	err = cls_txn_commit(txn, &res);
+	if (err)
+		return cli_errno(c, err, "loading the routes");
+	return 0;
+}

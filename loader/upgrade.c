@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * classifier upgrade: pins of an older layout are moved to this one
+ * (maps/migrate.c) and every attachment is pointed at this build's
+ * programs, each in one step (a link update, a cls_bpf replace), so no
+ * packet meets a device without classifier or a half-moved layout.  Run
+ * again after a crash, it finishes what it had started.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "classifier.skel.h"
+#include "loader/loader.h"
+#include "loader/loader_internal.h"
+
+/* Programs bound to fds run on every attachment. */
+static int replace_with(const char *root, const int fds[CLS_NR_MAPS])
+{
+	struct classifier_bpf *skel;
+	int err = cls_load_fds(fds, &skel);
+
+	if (!err)
+		err = cls_replace_all(root, skel);
+	classifier_bpf__destroy(skel);
+	return err;
+}
+
+static int move_layout(int dir_fd, const char *root, int from,
+		       struct cls_upgrade_result *res)
+{
+	int fds[CLS_NR_MAPS], id, err, pending;
+
+	pending = cls_staging_pending(dir_fd, root);
+	if (pending < 0)
+		return pending;
+	res->finished = pending;
+	if (!pending) {
+		if (from == CLS_LAYOUT_VERSION)
+			return 0;
+		err = cls_migrate_stage(dir_fd, root, from);
+		if (err)
+			return err;
+	}
+	err = cls_staging_fds(dir_fd, fds);
+	if (!err)
+		err = replace_with(root, fds);
+	for (id = 0; id < CLS_NR_MAPS; id++)
+		if (fds[id] >= 0)
+			close(fds[id]);
+	if (!err)
+		err = cls_migrate_commit(dir_fd, root);
+	res->migrated = !err;
+	return err;
+}
+
+int cls_upgrade(const struct cls_open_opts *opts,
+		struct cls_upgrade_result *res)
+{
+	struct cls_open_opts o = *opts;
+	struct classifier_bpf *skel;
+	char root[PATH_MAX];
+	struct cls_maps m;
+	int dir_fd, err;
+
+	memset(res, 0, sizeof(*res));
+	err = cls_root_path(root, sizeof(root), o.bpffs);
+	if (err)
+		return err;
+	res->from = cls_layout_of(root);
+	if (res->from <= 0)
+		return res->from; /* nothing set up: nothing to upgrade */
+	dir_fd = cls_lock_root(root, o.wait_ms);
+	if (dir_fd < 0)
+		return dir_fd;
+	err = move_layout(dir_fd, root, res->from, res);
+	close(dir_fd);
+	/* Moved: the attachments run this build on the maps now live. */
+	if (err || res->migrated)
+		return err;
+	/* The layout is this one's now: every attachment gets this build. */
+	o.write = true;
+	err = cls_open(&m, &o);
+	if (err)
+		return err;
+	err = cls_load(&m, &skel);
+	if (!err)
+		err = cls_replace_all(root, skel);
+	classifier_bpf__destroy(skel);
+	cls_close(&m);
+	return err;
+}

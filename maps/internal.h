@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Shared between the files of maps/ only. */
+#ifndef CLS_MAPS_INTERNAL_H
+#define CLS_MAPS_INTERNAL_H
+
+#include "maps/maps.h"
+
+/* registry.c */
+const struct cls_map_spec *cls_slot_spec(enum cls_slotted s);
+enum cls_map_id cls_slot_map(enum cls_slotted s);
+int cls_map_create(const struct cls_map_spec *s, __u32 max_entries);
+/* -EUCLEAN with why filled when fd is not a map of that shape. */
+int cls_map_check(int fd, const struct cls_map_spec *s, char *why, size_t n);
+
+/* state.c */
+int cls_state_write(struct cls_maps *m, const struct cls_state *s);
+int cls_config_read(struct cls_maps *m, struct cls_config *cfg);
+int cls_config_write(struct cls_maps *m, const struct cls_config *cfg);
+/* Record op as the change in progress (s is written whole). */
+int cls_journal_begin(struct cls_maps *m, struct cls_state *s, enum cls_op op);
+/* The change is complete: clear the record, write s. */
+int cls_journal_end(struct cls_maps *m, struct cls_state *s);
+/* For cls_open_error(). */
+void cls_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Tell the front end, one line, about a change finished or rolled back. */
+void cls_notify(struct cls_maps *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* live.c: the generation packets use and its maps */
+int cls_live_gen(struct cls_maps *m, __u32 *gen);
+/* fd of the live inner map (owned by m), -ENOENT: the slot is empty. */
+int cls_live_fd(struct cls_maps *m, enum cls_slotted s);
+/* Map the live IPv4 table into m->table; m->table.fd < 0: none. */
+int cls_live_table(struct cls_maps *m);
+/* The same for the IPv6 table, into m->table6. */
+int cls_live_table6(struct cls_maps *m);
+/* Cached views are stale: another generation, or another process. */
+void cls_live_forget(struct cls_maps *m);
+/* fd of the map in a slot (caller closes), -ENOENT if empty. */
+int cls_slot_get(struct cls_maps *m, enum cls_slotted s, __u32 gen);
+int cls_slot_set(struct cls_maps *m, enum cls_slotted s, __u32 gen, int fd);
+int cls_slot_clear(struct cls_maps *m, enum cls_slotted s, __u32 gen);
+/* Return once no BPF program still runs with what it read before. */
+int cls_wait_for_programs(struct cls_maps *m);
+
+/* An IPv4 prefix's address in host byte order. */
+static inline __u32 cls_prefix_v4(const struct cls_prefix *p)
+{
+	return (__u32)p->addr[0] << 24 | (__u32)p->addr[1] << 16 |
+	       (__u32)p->addr[2] << 8 | p->addr[3];
+}
+
+/* table.c: an IPv4 table map, mapped in windows (a leaf over dir24.c) */
+int cls_table_create(__u32 groups);
+int cls_table_map(struct cls_table *t, int fd);
+void cls_table_unmap(struct cls_table *t);
+/* Paint a new (all-zero) table from routes in address order. */
+int cls_table_fill(struct cls_table *t, const struct cls_route *r, size_t n);
+void cls_table_paint(struct cls_table *t, const struct cls_prefix *p,
+		     __u32 class_idx);
+void cls_table_unpaint(struct cls_table *t, const struct cls_prefix *p,
+		       const struct cls_route *cover);
+/* Make what painting p will touch accessible. */
+int cls_table_map_for(struct cls_table *t, const struct cls_prefix *p);
+int cls_table_entry(struct cls_table *t, __u32 addr, __u32 *cls, bool *ask);
+/* Groups a table needs for these IPv4 routes (address order). */
+__u32 cls_table_groups_needed(const struct cls_route *r, size_t n);
+
+/* table6.c: an IPv6 table map (a leaf over mbt6.c) */
+/* Pool units (with room to spare) a table for these routes needs. */
+size_t cls_table6_units(const struct cls_route *r, size_t n);
+int cls_table6_create(size_t units);
+int cls_table6_map(struct cls_table6 *t, int fd);
+void cls_table6_unmap(struct cls_table6 *t);
+/* Paint a new table from IPv6 routes in address order. */
+int cls_table6_fill(struct cls_table6 *t, const struct cls_route *r,
+		    size_t n);
+int cls_table6_paint(struct cls_table6 *t, const struct cls_prefix *p,
+		     __u32 class_idx);
+int cls_table6_unpaint(struct cls_table6 *t, const struct cls_prefix *p,
+		       const struct cls_route *cover);
+
+/* routes.c */
+int cls_trie_create(int family);
+/* Insert n routes (batched where the kernel allows). */
+int cls_trie_fill(int fd, int family, const struct cls_route *r, size_t n);
+/* Append the routes of one trie matching src to *out. */
+int cls_trie_dump(int fd, int family, enum cls_source_filter src,
+		  struct cls_route **out, size_t *n, size_t *cap);
+/* Make the live table's range of p equal to what the trie holds now. */
+int cls_route_repaint(struct cls_maps *m, const struct cls_prefix *p);
+static inline void cls_route_from_value(struct cls_route *r, __u32 v)
+{
+	r->class_idx = v & CLS_ROUTE_CLASS_MASK;
+	r->flags = v & CLS_ROUTE_SYNCED;
+}
+
+/* txn.c */
+/* The tables the policy in s wants for these routes (address order). */
+int cls_table_build(const struct cls_state *s, const struct cls_route *r,
+		    size_t n, int *fd);
+int cls_table6_build(const struct cls_state *s, const struct cls_route *r,
+		     size_t n, int *fd);
+/* The table's size against its policy and the routes: rebuild if off. */
+int cls_table_maintain(struct cls_maps *m);
+int cls_swap_recover(struct cls_maps *m, struct cls_state *s);
+
+/* stats.c, catalog.c */
+int cls_stats_recover(struct cls_maps *m, struct cls_state *s);
+int cls_class_recover(struct cls_maps *m, struct cls_state *s);
+void cls_catalog_free(struct cls_maps *m);
+
+/* recover.c: finish or roll back what the journal records. */
+int cls_recover(struct cls_maps *m);
+
+#endif

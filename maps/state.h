@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The `state` map: one entry that only user space reads and writes.  It
+ * marks the pin directory as ours, holds the layout version, the counts
+ * kept where routes change, the IPv4 table's size policy, the sync
+ * daemon's status, and the journal: the one multi-step change in
+ * progress (there is one at most: changes hold the lock).  A process that
+ * dies mid-change leaves its record; the next one to take the lock
+ * finishes or rolls back what the record describes.
+ * Its size is fixed (reserved bytes at the end) so fields can be added
+ * without a new layout.
+ */
+#ifndef CLS_STATE_H
+#define CLS_STATE_H
+
+#include <linux/types.h>
+
+#include "maps/classifier_abi.h"
+
+#define CLS_STATE_MAGIC 0x464c5343U /* "CSLF" */
+#define CLS_STATE_SIZE	512
+
+enum cls_table_mode {
+	CLS_TABLE_AUTO = 0,
+	CLS_TABLE_ON = 1,
+	CLS_TABLE_OFF = 2,
+};
+
+/* Below this many IPv4 routes AUTO leaves IPv4 to the trie. */
+#define CLS_TABLE_AUTO_ROUTES 1024
+
+enum cls_op {
+	CLS_OP_NONE = 0,
+	CLS_OP_ROUTE,	    /* one route: trie, then its range of the table */
+	CLS_OP_SWAP,	    /* a whole route set published through the slots */
+	CLS_OP_STATS_RESET, /* counting off, counters zeroed, counting back */
+	CLS_OP_CLASS,	    /* a class's action and name, or its deletion */
+	CLS_OP_MIGRATE,	    /* a move to this layout (maps/migrate.c) */
+};
+
+/* What a CLS_OP_SWAP publishes, for the message after a crash. */
+enum cls_swap_kind {
+	CLS_SWAP_LOAD,
+	CLS_SWAP_FLUSH,
+	CLS_SWAP_SYNC,
+	CLS_SWAP_TABLE,
+};
+
+struct cls_journal {
+	__u32 op;    /* enum cls_op */
+	__u32 phase; /* op-specific */
+	__u32 pid;   /* who started it */
+	__u32 pad;
+	union {
+		struct {
+			__u32 family;
+			__u32 len;
+			__u8 addr[16];
+			__u32 before; /* route value before, 0: none */
+		} route;
+		struct {
+			__u32 gen;  /* the slot being published */
+			__u32 kind; /* enum cls_swap_kind */
+			__u32 routes[2][2];
+			/* the table policy the new set was built for */
+			__u32 table_mode;
+			__u32 table_groups;
+		} swap;
+		struct {
+			__u32 was_on;
+		} stats;
+		struct {
+			__u32 idx;
+			__u32 del;
+			struct cls_class cls;
+			struct cls_class_meta meta;
+		} cls;
+		struct {
+			__u32 from; /* layout version migrated from */
+		} migrate;
+		__u8 raw[96];
+	};
+};
+
+/* Why the sync daemon last read the kernel's tables whole. */
+enum cls_resync_reason {
+	CLS_RESYNC_NONE = 0,
+	CLS_RESYNC_START,
+	CLS_RESYNC_OVERRUN,
+	CLS_RESYNC_RULES,    /* SIGHUP, or the classes the rules name changed */
+	CLS_RESYNC_LINK,     /* a link went down, away, or was renamed */
+	CLS_RESYNC_ADDR,     /* an IPv4 address went away */
+	CLS_RESYNC_KERNEL,   /* a notification that did not say which route */
+	CLS_RESYNC_RETRY,    /* after a failed dump, lock or change */
+	CLS_RESYNC_PERIODIC, /* the configured interval (`resync`) */
+	CLS_RESYNC_HAND,     /* synced routes changed by a hand command */
+};
+
+struct cls_sync_status {
+	__u32 pid;	/* the daemon, 0 when none runs */
+	__u32 routes;	/* synced routes installed */
+	__u32 shadowed; /* selected, but a hand route holds the prefix */
+	__u32 errors;
+	__u64 started;	   /* unix time */
+	__u64 last_resync; /* unix time */
+	__u32 last_reason; /* enum cls_resync_reason */
+	__u32 lag_us;	   /* kernel change -> classifier, last event */
+	__u64 events;
+};
+
+struct cls_state {
+	__u32 magic;
+	__u32 layout;	    /* CLS_LAYOUT_VERSION */
+	__u32 class_gen;    /* bumped on every class change */
+	__u32 table_mode;   /* enum cls_table_mode */
+	__u32 table_groups; /* with CLS_TABLE_ON */
+	__u32 pad;
+	__u32 routes[2][2]; /* [family slot][0 hand, 1 synced] */
+	struct cls_journal journal;
+	struct cls_sync_status sync;
+	__u8 reserved[CLS_STATE_SIZE - 40 - sizeof(struct cls_journal) -
+		      sizeof(struct cls_sync_status)];
+};
+
+_Static_assert(sizeof(struct cls_journal) == 112, "journal layout");
+_Static_assert(sizeof(struct cls_state) == CLS_STATE_SIZE, "state layout");
+
+#endif

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * An IPv6 table map: creating one sized for a route set, mapping it, and
+ * writing it through maps/mbt6.c.  A leaf, as table.c is for IPv4: the
+ * route code decides what to paint and passes the cover of a deleted
+ * route.  The map is mapped whole (a few hundred KiB for small sets, about
+ * 100 MiB for a million prefixes).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "maps/internal.h"
+
+/* Room for later single changes: an eighth, and a little for small sets. */
+#define SPARE_UNITS(u) ((u) / 8 + 1024)
+
+static int view(struct cls_table6 *t, int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	size_t entries;
+	void *p;
+	int err;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	entries = (size_t)info.max_entries * MBT6_PER_ELEM;
+	p = mmap(NULL, entries * sizeof(__u32), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	t->fd = fd;
+	t->mem = p;
+	t->len = entries * sizeof(__u32);
+	err = mbt6_view(&t->m, p, entries);
+	if (err) {
+		cls_table6_unmap(t);
+		return -EUCLEAN; /* not a table of ours */
+	}
+	return 0;
+}
+
+int cls_table6_map(struct cls_table6 *t, int fd)
+{
+	int err = view(t, fd);
+
+	if (!err && t->m.hdr->magic != MBT6_MAGIC) {
+		cls_table6_unmap(t);
+		err = -EUCLEAN;
+	}
+	return err;
+}
+
+void cls_table6_unmap(struct cls_table6 *t)
+{
+	if (t->mem)
+		munmap(t->mem, t->len);
+	t->mem = NULL;
+	t->fd = -1;
+}
+
+size_t cls_table6_units(const struct cls_route *r, size_t n)
+{
+	struct mbt6 count = { 0 };
+	struct mbt6_fill f;
+	size_t i;
+
+	mbt6_fill_begin(&f, &count);
+	for (i = 0; i < n; i++)
+		if (mbt6_fill_add(&f, r[i].prefix.addr, r[i].prefix.len,
+				  r[i].class_idx))
+			break;
+	mbt6_fill_end(&f);
+	return mbt6_fill_units(&f) + SPARE_UNITS(mbt6_fill_units(&f));
+}
+
+int cls_table6_create(size_t units)
+{
+	struct cls_table6 t = { .fd = -1 };
+	int fd, err;
+
+	if (units > MBT6_MAX_UNITS)
+		return -ERANGE;
+	fd = cls_map_create(cls_slot_spec(CLS_S_TABLE_V6),
+			    mbt6_entries(units) / MBT6_PER_ELEM);
+	if (fd < 0)
+		return fd;
+	err = view(&t, fd);
+	if (!err)
+		mbt6_clear(&t.m);
+	cls_table6_unmap(&t);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int cls_table6_fill(struct cls_table6 *t, const struct cls_route *r, size_t n)
+{
+	struct mbt6_fill f;
+	size_t i;
+	int err = 0;
+
+	mbt6_fill_begin(&f, &t->m);
+	for (i = 0; i < n && !err; i++)
+		err = mbt6_fill_add(&f, r[i].prefix.addr, r[i].prefix.len,
+				    r[i].class_idx);
+	mbt6_fill_end(&f);
+	return err;
+}
+
+int cls_table6_paint(struct cls_table6 *t, const struct cls_prefix *p,
+		     __u32 class_idx)
+{
+	return mbt6_add(&t->m, p->addr, p->len, class_idx);
+}
+
+int cls_table6_unpaint(struct cls_table6 *t, const struct cls_prefix *p,
+		       const struct cls_route *cover)
+{
+	return mbt6_del(&t->m, p->addr, p->len, cover != NULL,
+			cover ? cover->prefix.len : 0,
+			cover ? cover->class_idx : 0);
+}

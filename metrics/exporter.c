@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * GET /metrics over libmicrohttpd.  We open the listening socket ourselves
+ * (so a bind error is an errno the caller can name) and hand it to the
+ * library, which runs one internal polling thread: scrapes are served one
+ * at a time, so the snapshot and the source need no locking.
+ *
+ * Memory is bounded by the limits: at most max_conns connections, each
+ * with the library's fixed per-connection pool, plus the bodies being
+ * sent (one per connection at most).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "metrics/exporter.h"
+#include "metrics/prom.h"
+
+#define METRICS_PATH	"/metrics"
+#define ALLOWED_METHODS "GET, HEAD"
+/* A burst of clients waits in the kernel rather than being dropped unseen. */
+#define LISTEN_BACKLOG SOMAXCONN
+/* Requests are a few hundred bytes; this also caps header size. */
+#define CONN_MEMORY 32768
+
+struct exporter {
+	struct MHD_Daemon *daemon;
+	struct metrics_source src;
+	struct metrics_snapshot snap;
+	struct MHD_Response *not_found, *not_allowed;
+	unsigned long scrapes;
+};
+
+int exporter_parse_listen(const char *s, struct sockaddr_storage *ss,
+			  socklen_t *len, const char **why)
+{
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	char host[INET6_ADDRSTRLEN];
+	const char *colon, *port;
+	bool v6 = s[0] == '[';
+	unsigned long p;
+	size_t hlen;
+
+	memset(ss, 0, sizeof(*ss));
+	*why = "expected ADDR:PORT or [ADDR6]:PORT with a numeric address";
+	colon = strrchr(s, ':');
+	if (!colon)
+		return -EINVAL;
+	port = colon + 1;
+	hlen = colon - s;
+	if (v6) {
+		if (hlen < 2 || s[hlen - 1] != ']')
+			return -EINVAL;
+		s++;
+		hlen -= 2;
+	} else if (memchr(s, ':', hlen)) {
+		*why = "write an IPv6 address in brackets: [ADDR6]:PORT";
+		return -EINVAL;
+	}
+	if (hlen >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, s, hlen);
+	host[hlen] = '\0';
+	p = strtoul(port, NULL, 10);
+	if (!*port || strlen(port) > 5 ||
+	    strspn(port, "0123456789") != strlen(port) || p < 1 || p > 65535) {
+		*why = "port must be 1-65535";
+		return -EINVAL;
+	}
+	if (!v6 && inet_pton(AF_INET, host, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons(p);
+		*len = sizeof(*in);
+	} else if (v6 && inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(p);
+		*len = sizeof(*in6);
+	} else {
+		return -EINVAL;
+	}
+	*why = NULL;
+	return 0;
+}
+
+static int listen_on(const struct sockaddr_storage *ss, socklen_t len)
+{
+	int fd, one = 1, err;
+
+	fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* Restart at once, whatever connections are in TIME_WAIT. */
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    (ss->ss_family == AF_INET6 &&
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one))) ||
+	    bind(fd, (const struct sockaddr *)ss, len) ||
+	    listen(fd, LISTEN_BACKLOG)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static struct MHD_Response *text_response(const char *text)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+		strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+
+	if (r)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+					"text/plain; charset=utf-8");
+	return r;
+}
+
+/* The exposition of a fresh snapshot; NULL only when out of memory. */
+static struct MHD_Response *metrics_response(struct exporter *e)
+{
+	struct MHD_Response *r;
+	char *body = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	f = open_memstream(&body, &len);
+	if (!f)
+		return NULL;
+	err = e->src.read(e->src.ctx, &e->snap);
+	err = err ? prom_write_down(f) : prom_write(f, &e->snap);
+	if (fclose(f) || err) {
+		free(body);
+		return NULL;
+	}
+	r = MHD_create_response_from_buffer_with_free_callback(len, body, free);
+	if (!r) {
+		free(body);
+		return NULL;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				PROM_CONTENT_TYPE);
+	__atomic_add_fetch(&e->scrapes, 1, __ATOMIC_RELAXED);
+	return r;
+}
+
+static enum MHD_Result answer(void *cls, struct MHD_Connection *conn,
+			      const char *url, const char *method,
+			      const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **req_cls)
+{
+	static int headers_seen;
+	struct exporter *e = cls;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	(void)version;
+	(void)upload_data;
+	/*
+	 * Refused at once, on the first call: a body that may follow is never
+	 * read, and the library closes the connection after the answer.
+	 */
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return MHD_queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+					  e->not_allowed);
+	/*
+	 * GET and HEAD are answered once the whole request is in (the call
+	 * after the headers' with nothing more to read), so that the
+	 * connection can be kept alive for the next scrape.
+	 */
+	if (!*req_cls) {
+		*req_cls = &headers_seen;
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		*upload_data_size = 0; /* a body on a GET: ignored */
+		return MHD_YES;
+	}
+	if (strcmp(url, METRICS_PATH))
+		return MHD_queue_response(conn, MHD_HTTP_NOT_FOUND,
+					  e->not_found);
+	r = metrics_response(e);
+	if (!r)
+		return MHD_NO; /* the library drops the connection */
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static void destroy(struct exporter *e)
+{
+	if (e->daemon)
+		MHD_stop_daemon(e->daemon);
+	if (e->not_found)
+		MHD_destroy_response(e->not_found);
+	if (e->not_allowed)
+		MHD_destroy_response(e->not_allowed);
+	metrics_snapshot_free(&e->snap);
+	free(e);
+}
+
+int exporter_start(const struct exporter_opts *o,
+		   const struct metrics_source *src, struct exporter **out)
+{
+	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD;
+	struct sockaddr_storage ss;
+	struct exporter *e;
+	const char *why;
+	socklen_t len;
+	int err, fd;
+
+	*out = NULL;
+	err = exporter_parse_listen(o->listen ?: EXPORTER_DEFAULT_LISTEN, &ss,
+				    &len, &why);
+	if (err)
+		return err;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->src = *src;
+	err = metrics_snapshot_init(&e->snap);
+	if (err)
+		goto err;
+	e->not_found = text_response(
+		"not found: the metrics are at " METRICS_PATH "\n");
+	e->not_allowed = text_response("method not allowed: only GET and "
+				       "HEAD\n");
+	if (!e->not_found || !e->not_allowed ||
+	    MHD_add_response_header(e->not_allowed, MHD_HTTP_HEADER_ALLOW,
+				    ALLOWED_METHODS) != MHD_YES) {
+		err = -ENOMEM;
+		goto err;
+	}
+	fd = listen_on(&ss, len);
+	if (fd < 0) {
+		err = fd;
+		goto err;
+	}
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	e->daemon = MHD_start_daemon(
+		flags, 0, NULL, NULL, answer, e, MHD_OPTION_LISTEN_SOCKET, fd,
+		MHD_OPTION_CONNECTION_LIMIT, o->max_conns ?: EXPORTER_MAX_CONNS,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		o->max_conns_per_ip ?: EXPORTER_MAX_CONNS_PER_IP,
+		MHD_OPTION_CONNECTION_TIMEOUT,
+		o->timeout_s ?: EXPORTER_TIMEOUT_S,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+		/* RFC 9112: no Host in 1.1, bad header lines: 400 */
+		MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_END);
+	if (!e->daemon) {
+		close(fd);
+		err = -EIO;
+		goto err;
+	}
+	*out = e;
+	return 0;
+err:
+	destroy(e);
+	return err;
+}
+
+void exporter_stop(struct exporter *e)
+{
+	if (e)
+		destroy(e);
+}
+
+unsigned long exporter_scrapes(const struct exporter *e)
+{
+	return __atomic_load_n(&e->scrapes, __ATOMIC_RELAXED);
+}
+
+int exporter_run(const struct exporter_opts *o,
+		 const struct metrics_source *src)
+{
+	sigset_t stop, old;
+	struct exporter *e;
+	int err, sig;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	/* Before the server's thread exists, so that it inherits the mask. */
+	err = -pthread_sigmask(SIG_BLOCK, &stop, &old);
+	if (err)
+		return err;
+	err = exporter_start(o, src, &e);
+	if (!err) {
+		while (sigwait(&stop, &sig))
+			;
+		exporter_stop(e);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
+}

@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# build_prev.sh COMMIT OUT: the classifier command as it was at COMMIT,
+# built from this clone's history into OUT (OUT/build/classifier), once.
+# The upgrade test runs it to make pins of the previous layout.
+set -e
+
+commit=$1
+out=$2
+src=$(cd "$(dirname "$0")/../.." && pwd)
+
+if [ -x "$out/build/classifier" ] &&
+	[ "$(cat "$out/.commit" 2>/dev/null)" = "$commit" ]; then
+	exit 0
+fi
+if ! git -C "$src" cat-file -e "$commit^{commit}" 2>/dev/null; then
+	echo "build_prev: commit $commit is not in this clone's history (a shallow clone?): cannot build the previous layout's classifier" >&2
+	exit 1
+fi
+rm -rf "$out"
+mkdir -p "$out"
+git -C "$src" archive "$commit" | tar -x -C "$out"
+make -C "$out" --no-print-directory build/classifier > "$out/build.log" 2>&1 || {
+	tail -n 20 "$out/build.log" >&2
+	exit 1
+}
+echo "$commit" > "$out/.commit"

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * IPv6 address -> class index through the IPv6 table (layout in
+ * maps/classifier_abi.h), which user space derives from the IPv6 trie.  The
+ * table is an inner map of a map-in-map, and the verifier inlines no
+ * lookup in an inner array: every element the walk touches costs a helper
+ * call.  So reads go through a cursor that remembers the last element it
+ * looked up, and the walk reads one entry per DIRECT node, one or two per
+ * RANGE node and two, side by side, per TINY node.
+ */
+#ifndef CLS_LOOKUP6_H
+#define CLS_LOOKUP6_H
+
+#include "maps/classifier_abi.h"
+
+struct cls_v6table_cur {
+	void *table;
+	__u32 *p; /* element elem of the table, NULL: none yet */
+	__u32 elem;
+};
+
+/*
+ * The element holding entry idx, with per entries an element (a power of
+ * two: the map's value size / 4); NULL past the end of the map.
+ */
+static __always_inline __u32 *cls_v6table_at(struct cls_v6table_cur *c,
+					     __u32 idx, __u32 per)
+{
+	__u32 elem = idx / per;
+
+	if (!c->p || elem != c->elem) {
+		c->elem = elem;
+		c->p = bpf_map_lookup_elem(c->table, &elem);
+	}
+	return c->p;
+}
+
+/*
+ * One step down: e is a node entry, slot the address byte of its depth;
+ * returns the entry of that slot, or MBT6_ASK_TRIE where the map is
+ * shorter than the node claims.
+ */
+static __always_inline __u32 cls_v6table_step(struct cls_v6table_cur *c,
+					      __u32 e, __u32 slot, __u32 per)
+{
+	__u32 idx = MBT6_L1_ENTRIES + (e & MBT6_UNIT_MASK) * MBT6_UNIT_ENTRIES;
+	__u32 range, *p;
+
+	if (e & MBT6_DIRECT) {
+		idx += slot;
+	} else {
+		/* A unit is 8-aligned: entries 0 and 1 are one element. */
+		p = cls_v6table_at(c, idx, per);
+		if (!p)
+			return MBT6_ASK_TRIE;
+		p += idx % per & ~1U;
+		if (e & MBT6_RANGE) {
+			range = p[0];
+			if (slot - (range & 0xff) <=
+			    (range >> 8 & 0xff) - (range & 0xff))
+				return p[MBT6_RANGE_IN];
+			idx += MBT6_RANGE_OUT;
+		} else {
+			idx += MBT6_TINY_FIRST +
+			       mbt6_tiny_run(*(__u64 *)p, slot);
+		}
+	}
+	p = cls_v6table_at(c, idx, per);
+	if (!p)
+		return MBT6_ASK_TRIE;
+	return p[idx % per];
+}
+
+/* The slot of the node of depth d (1..MBT6_MAX_DEPTH): address byte d + 1. */
+static __always_inline __u32 cls_v6table_slot(__u64 hi, __u64 lo, __u32 d)
+{
+	return (d <= 6 ? hi >> (48 - 8 * d) : lo >> (112 - 8 * d)) & 0xff;
+}
+
+/*
+ * The walk, for a map whose elements hold per entries.  Its depth is the
+ * prefix's: a bounded loop of at most MBT6_MAX_DEPTH steps (bpf_loop()
+ * measured slower, bench/table6.c; unrolled, no faster at five times the
+ * JITed size, in a trial not kept).
+ */
+static __always_inline int cls_v6table_walk(void *table, const __u8 addr[16],
+					    __u32 per)
+{
+	struct cls_v6table_cur c = {.table = table};
+	__u64 hi, lo;
+	__u32 e, d, *p;
+
+	__builtin_memcpy(&hi, addr, 8);
+	__builtin_memcpy(&lo, addr + 8, 8);
+	hi = bpf_be64_to_cpu(hi);
+	lo = bpf_be64_to_cpu(lo);
+	p = cls_v6table_at(&c, hi >> (64 - MBT6_L1_BITS), per);
+	if (!p)
+		return -1;
+	e = p[(hi >> (64 - MBT6_L1_BITS)) % per];
+	for (d = 1; d <= MBT6_MAX_DEPTH + 1; d++) {
+		if (!(e & MBT6_CHILD))
+			return e & MBT6_CLASS_MASK;
+		if (e == MBT6_ASK_TRIE || d > MBT6_MAX_DEPTH)
+			return -1;
+		e = cls_v6table_step(&c, e, cls_v6table_slot(hi, lo, d), per);
+	}
+	return -1;
+}
+
+/*
+ * The class index for addr (16 bytes, network order): 0..4095, 0 being
+ * the default class (no route), or -1: ask the trie (the table says so,
+ * or the map is not what the table claims).  table: the inner map, an
+ * ARRAY of MBT6_PER_ELEM entries per element.
+ */
+static __always_inline int cls_lookup_v6table(void *table, const __u8 addr[16])
+{
+	return cls_v6table_walk(table, addr, MBT6_PER_ELEM);
+}
+
+#endif /* CLS_LOOKUP6_H */
