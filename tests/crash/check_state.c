@@ -191,27 +191,25 @@ static int prog_answer(int prog, const struct cls_prefix *p, long *prio)
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .ctx_out = &skb,
 		    .ctx_size_out = sizeof(skb));
 
+	/* Built aside and copied in: at offset 14 they would be misaligned. */
 	if (p->family == AF_INET) {
-		struct iphdr *ip = (struct iphdr *)(pkt + ETH_HLEN);
+		struct iphdr ip = {.version = 4, .ihl = 5, .ttl = 64,
+				   .protocol = IPPROTO_UDP,
+				   .tot_len = htons(40)};
 
 		pkt[12] = 0x08;
-		ip->version = 4;
-		ip->ihl = 5;
-		ip->ttl = 64;
-		ip->protocol = IPPROTO_UDP;
-		ip->tot_len = htons(40);
-		memcpy(&ip->daddr, p->addr, 4);
+		memcpy(&ip.daddr, p->addr, 4);
+		memcpy(pkt + ETH_HLEN, &ip, sizeof(ip));
 		len = ETH_HLEN + 40;
 	} else {
-		struct ipv6hdr *ip6 = (struct ipv6hdr *)(pkt + ETH_HLEN);
+		struct ipv6hdr ip6 = {.version = 6, .payload_len = htons(8),
+				      .hop_limit = 64,
+				      .nexthdr = IPPROTO_UDP};
 
 		pkt[12] = 0x86;
 		pkt[13] = 0xdd;
-		ip6->version = 6;
-		ip6->payload_len = htons(8);
-		ip6->hop_limit = 64;
-		ip6->nexthdr = IPPROTO_UDP;
-		memcpy(&ip6->daddr, p->addr, 16);
+		memcpy(&ip6.daddr, p->addr, 16);
+		memcpy(pkt + ETH_HLEN, &ip6, sizeof(ip6));
 		len = ETH_HLEN + 48;
 	}
 	o.data_size_in = len;
