@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <signal.h>
 #include <time.h>
 
 #include "cli/cli.h"
