@@ -547,19 +547,73 @@ static const char *const swap_what[] = {
 	[CLS_SWAP_TABLE] = "rebuild of the IPv4 table",
 };
 
+/*
+ * Every write of a map-in-map slot returns only after an RCU grace period
+ * (10-25 ms here), and a publish writes eight of them: they are made from
+ * threads at once, so the waits overlap.  fd < 0 empties the slot.
+ */
+struct slot_write {
+	struct cls_maps *m;
+	enum cls_slotted k;
+	__u32 gen;
+	int fd;
+	int err;
+};
+
+static void *write_slot(void *arg)
+{
+	struct slot_write *w = arg;
+
+	w->err = w->fd >= 0 ? cls_slot_set(w->m, w->k, w->gen, w->fd) :
+			      cls_slot_clear(w->m, w->k, w->gen);
+	return NULL;
+}
+
+static int write_slots(struct cls_maps *m, __u32 gen,
+		       const int fds[CLS_NR_SLOTTED])
+{
+	struct slot_write w[CLS_NR_SLOTTED];
+	pthread_t th[CLS_NR_SLOTTED];
+	bool started[CLS_NR_SLOTTED];
+	int k, err = 0;
+
+	for (k = 0; k < CLS_NR_SLOTTED; k++) {
+		w[k] = (struct slot_write){ m, k, gen, fds[k], 0 };
+		started[k] = !pthread_create(&th[k], NULL, write_slot, &w[k]);
+		if (!started[k])
+			write_slot(&w[k]);
+	}
+	for (k = 0; k < CLS_NR_SLOTTED; k++) {
+		if (started[k])
+			pthread_join(th[k], NULL);
+		if (!err)
+			err = w[k].err;
+	}
+	return err;
+}
+
+static int clear_slots(struct cls_maps *m, __u32 gen)
+{
+	int none[CLS_NR_SLOTTED], k;
+
+	for (k = 0; k < CLS_NR_SLOTTED; k++)
+		none[k] = -1;
+	return write_slots(m, gen, none);
+}
+
 /* After the flip: no program reads the old slots any more; empty them. */
 static int swap_finish(struct cls_maps *m, struct cls_state *s)
 {
 	__u32 old = !s->journal.swap.gen;
-	int k, err;
+	int err;
 
 	cls_live_forget(m);
 	m->gen = s->journal.swap.gen;
 	m->gen_known = true;
 	err = cls_wait_for_programs(m);
 	cls_step("swap: programs waited for");
-	for (k = 0; k < CLS_NR_SLOTTED && !err; k++)
-		err = cls_slot_clear(m, k, old);
+	if (!err)
+		err = clear_slots(m, old);
 	cls_step("swap: old slots emptied");
 	if (err)
 		return err;
@@ -572,10 +626,8 @@ static int swap_finish(struct cls_maps *m, struct cls_state *s)
 /* Before the flip: the new maps in the spare slots go, nothing else. */
 static int drop_staged(struct cls_maps *m, struct cls_state *s)
 {
-	int k, err = 0;
+	int err = clear_slots(m, s->journal.swap.gen);
 
-	for (k = 0; k < CLS_NR_SLOTTED && !err; k++)
-		err = cls_slot_clear(m, k, s->journal.swap.gen);
 	return err ? err : cls_journal_end(m, s);
 }
 
@@ -590,16 +642,15 @@ static int flip(struct cls_maps *m, __u32 gen)
 	return cls_config_write(m, &cfg);
 }
 
-/* A table in the spare slot, or none there (fd < 0). */
-static int stage(struct cls_maps *m, enum cls_slotted k, __u32 gen, int fd)
-{
-	return fd >= 0 ? cls_slot_set(m, k, gen, fd) :
-			 cls_slot_clear(m, k, gen);
-}
-
 static int publish(struct cls_txn *t, struct cls_state *s,
 		   enum cls_swap_kind kind, const __u32 routes[2][2])
 {
+	const int fds[CLS_NR_SLOTTED] = {
+		[CLS_S_TRIE_V4] = t->fam[0].trie_fd,
+		[CLS_S_TRIE_V6] = t->fam[1].trie_fd,
+		[CLS_S_TABLE_V4] = t->table_fd,
+		[CLS_S_TABLE_V6] = t->table6_fd,
+	};
 	struct cls_maps *m = t->m;
 	__u32 gen;
 	int err;
@@ -616,17 +667,8 @@ static int publish(struct cls_txn *t, struct cls_state *s,
 	err = cls_journal_begin(m, s, CLS_OP_SWAP);
 	cls_step("swap: recorded");
 	if (!err)
-		err = cls_slot_set(m, CLS_S_TRIE_V4, gen, t->fam[0].trie_fd);
-	cls_step("swap: v4 trie staged");
-	if (!err)
-		err = cls_slot_set(m, CLS_S_TRIE_V6, gen, t->fam[1].trie_fd);
-	cls_step("swap: v6 trie staged");
-	if (!err)
-		err = stage(m, CLS_S_TABLE_V4, gen, t->table_fd);
-	cls_step("swap: IPv4 table staged");
-	if (!err)
-		err = stage(m, CLS_S_TABLE_V6, gen, t->table6_fd);
-	cls_step("swap: IPv6 table staged");
+		err = write_slots(m, gen, fds);
+	cls_step("swap: staged");
 	if (!err) {
 		s->journal.phase = SWAP_COMMITTED;
 		err = cls_state_write(m, s);
