@@ -224,8 +224,9 @@ def main():
                "time per packet)", "",
                "Cost = sender CPU ns/packet minus the no-classifier run of "
                "the same round; median [p25-p75] over rounds. Base = no "
-               "classifier, absolute ns/packet. cls: IPv4 table on (the "
-               "default); cls_trie: a second classifier with `classifier "
+               "classifier, absolute ns/packet. cls: `classifier table on` "
+               "(the default, auto, would leave N < 1024 to the trie); "
+               "cls_trie: a second classifier with `classifier "
                "table off` (trie only).", ""]
         ds = sorted({k[1] for k in real})
         ns2 = sorted({k[0] for k in real})
