@@ -388,6 +388,63 @@ rcv_count_dst()
 	rcv_count "$(counter_name "$a$*")"
 }
 
+# rcv_has ADDR [MATCH...]: the receiver already counts that traffic.
+rcv_has()
+{
+	local a=$1
+	shift
+	in_rcv nft list counter inet cls_test "$(counter_name "$a$*")" \
+		> /dev/null 2>&1
+}
+
+# streams_start N USEC ADDR...: one UDP stream per address, N packets one
+# per USEC, counted at the receiver in full and as DSCP 0 (the default
+# class); streams_check WHEN waits for them and expects all N at each
+# address and none of DSCP 0. Counters that exist already are reused from
+# where they stand.
+streams_start()
+{
+	local a dscp
+	STREAM_N=$1
+	shift
+	local usec=$1
+	shift
+	STREAM_ADDRS=("$@")
+	STREAM_PIDS=()
+	STREAM_BASE=()
+	for a in "$@"; do
+		dscp="ip dscp cs0"
+		case $a in *:*) dscp="ip6 dscp cs0" ;; esac
+		rcv_has "$a" || rcv_rule_dst "$a"
+		# shellcheck disable=SC2086
+		rcv_has "$a" $dscp || rcv_rule_dst "$a" $dscp
+		# shellcheck disable=SC2086
+		STREAM_BASE+=("$(rcv_count_dst "$a") $(rcv_count_dst "$a" $dscp)")
+	done
+	for a in "$@"; do
+		in_snd "$UDPSEND" -i "$usec" -c "$STREAM_N" "$a" "$PORT" \
+			> /dev/null &
+		STREAM_PIDS+=($!)
+	done
+}
+
+streams_check()
+{
+	local when=$1 i a dscp base
+	wait "${STREAM_PIDS[@]}"
+	for i in "${!STREAM_ADDRS[@]}"; do
+		a=${STREAM_ADDRS[$i]}
+		read -ra base <<< "${STREAM_BASE[$i]}"
+		dscp="ip dscp cs0"
+		case $a in *:*) dscp="ip6 dscp cs0" ;; esac
+		expect_eq "received at $a $when" \
+			$(($(rcv_count_dst "$a") - base[0])) "$STREAM_N"
+		# shellcheck disable=SC2086
+		expect_eq "default-class (DSCP 0) packets at $a $when" \
+			$(($(rcv_count_dst "$a" $dscp) - base[1])) 0
+	done
+}
+
 # iface_state: what tc and ip report for the sender's veth, to compare
 # before attach and after detach.
 iface_state()

@@ -36,14 +36,7 @@ cls route load "$WORK/to_bulk"
 cls route list > "$WORK/list_bulk"
 
 rcv_nft_init
-rcv_rule_dst "$WEB4"
-rcv_rule_dst "$WEB6"
-rcv_rule_dst "$WEB4" ip dscp cs0
-rcv_rule_dst "$WEB6" ip6 dscp cs0
-in_snd "$UDPSEND" -i 300 -c $N "$WEB4" "$PORT" > /dev/null &
-pid4=$!
-in_snd "$UDPSEND" -i 300 -c $N "$WEB6" "$PORT" > /dev/null &
-pid6=$!
+streams_start $N 300 "$WEB4" "$WEB6"
 
 cmds=("route load $WORK/to_web" "route load $WORK/to_bulk"
 	"table off" "table on" "table auto")
@@ -66,11 +59,4 @@ for trial in $(seq 1 20); do
 		fail "trial $trial ($cmd): routes are neither file"
 	log "trial $trial: $cmd: $(head -c 60 "$WORK/notice" | tr '\n' ' ')"
 done
-wait $pid4 $pid6
-
-expect_eq "IPv4 stream received" "$(rcv_count_dst "$WEB4")" $N
-expect_eq "IPv6 stream received" "$(rcv_count_dst "$WEB6")" $N
-expect_eq "IPv4 packets of the default class (DSCP 0)" \
-	"$(rcv_count_dst "$WEB4" ip dscp cs0)" 0
-expect_eq "IPv6 packets of the default class (DSCP 0)" \
-	"$(rcv_count_dst "$WEB6" ip6 dscp cs0)" 0
+streams_check "across the kills"

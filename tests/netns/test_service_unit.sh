@@ -110,25 +110,9 @@ expect_eq "bulk after restart" "$(cls_delta bulk)" $N
 # while the unit's start (a restart) and reload lines run twice each; no
 # packet of theirs reaches the receiver with DSCP 0 (the default class:
 # bulk marks CS1), and none is lost.
-M=8000
-rcv_rule_dst "$BULK4" ip dscp cs0
-rcv_rule_dst "$BULK6" ip6 dscp cs0
-base4=$(rcv_count_dst "$BULK4")
-base6=$(rcv_count_dst "$BULK6")
-in_snd "$UDPSEND" -i 300 -c $M "$BULK4" "$PORT" > /dev/null &
-pid4=$!
-in_snd "$UDPSEND" -i 300 -c $M "$BULK6" "$PORT" > /dev/null &
-pid6=$!
+streams_start 8000 300 "$BULK4" "$BULK6"
 for k in 1 2; do
 	unit_exec ExecStart
 	unit_exec ExecReload
 done
-wait $pid4 $pid6
-expect_eq "received at $BULK4 during restarts" \
-	$(($(rcv_count_dst "$BULK4") - base4)) $M
-expect_eq "received at $BULK6 during restarts" \
-	$(($(rcv_count_dst "$BULK6") - base6)) $M
-expect_eq "default-class packets at $BULK4 during restarts" \
-	"$(rcv_count_dst "$BULK4" ip dscp cs0)" 0
-expect_eq "default-class packets at $BULK6 during restarts" \
-	"$(rcv_count_dst "$BULK6" ip6 dscp cs0)" 0
+streams_check "during restarts"

@@ -65,26 +65,12 @@ web_before=$(old -j stats | jq '.classes[] | select(.name == "web") | .egress.pa
 
 # 1. under traffic
 rcv_nft_init
-rcv_rule_dst "$WEB4"
-rcv_rule_dst "$WEB6"
-rcv_rule_dst "$WEB4" ip dscp cs0
-rcv_rule_dst "$WEB6" ip6 dscp cs0
-in_snd "$UDPSEND" -i 200 -c $N "$WEB4" "$PORT" > /dev/null &
-pid4=$!
-in_snd "$UDPSEND" -i 200 -c $N "$WEB6" "$PORT" > /dev/null &
-pid6=$!
+streams_start $N 200 "$WEB4" "$WEB6"
 sleep 0.3
 cls upgrade 2> "$WORK/upgrade_msg"
 grep -q "moved the pins from layout 3 to 4" "$WORK/upgrade_msg" ||
 	fail "upgrade said: $(cat "$WORK/upgrade_msg")"
-wait $pid4 $pid6
-
-expect_eq "IPv4 stream received" "$(rcv_count_dst "$WEB4")" $N
-expect_eq "IPv6 stream received" "$(rcv_count_dst "$WEB6")" $N
-expect_eq "stream packets left to the default class (DSCP 0), v4" \
-	"$(rcv_count_dst "$WEB4" ip dscp cs0)" 0
-expect_eq "stream packets left to the default class (DSCP 0), v6" \
-	"$(rcv_count_dst "$WEB6" ip6 dscp cs0)" 0
+streams_check "across the upgrade"
 web_after=$(cls -j stats | jq '.classes[] | select(.name == "web") | .egress.packets')
 expect_eq "web's egress counter, old + new" $((web_after - web_before)) $((2 * N))
 cls route list | sed 's/ # synced$//' > "$WORK/routes_after"
