@@ -84,11 +84,4 @@ void rtab_clear_flags(struct rtab *t, __u8 clear);
 /* Walk every entry: *pos starts at 0; returns false at the end. */
 bool rtab_next(const struct rtab *t, size_t *pos, struct rtab_ent *e);
 
-static inline bool rtab_same_route(const struct rtab_ent *a,
-				   const struct rtab_ent *b)
-{
-	return a->table == b->table && a->metric == b->metric &&
-	       a->tos == b->tos && a->nhhash == b->nhhash;
-}
-
 #endif
