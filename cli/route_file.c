@@ -75,67 +75,61 @@ static int resolve(struct part *pt, const char *tok, char *last, size_t n,
 	return 0;
 }
 
+/* One route of the part's lines: its class resolved, then batched. */
+struct part_reader {
+	struct part *pt;
+	struct cls_route batch[BATCH];
+	size_t nb;
+	char last_tok[64];
+	__u32 idx;
+};
+
+static int flush_batch(struct part_reader *r)
+{
+	int err = r->nb ? keep(r->pt, r->batch, r->nb) : 0;
+
+	r->nb = 0;
+	if (err)
+		snprintf(r->pt->msg, sizeof(r->pt->msg), "%s",
+			 add_errstr(err));
+	return err;
+}
+
+static int part_route(void *arg, const struct cls_prefix *pfx, char *tok)
+{
+	struct part_reader *r = arg;
+	int err;
+
+	err = resolve(r->pt, tok, r->last_tok, sizeof(r->last_tok), &r->idx);
+	if (err)
+		return err;
+	r->batch[r->nb].prefix = *pfx;
+	r->batch[r->nb].class_idx = r->idx;
+	r->batch[r->nb].flags = 0;
+	return ++r->nb == BATCH ? flush_batch(r) : 0;
+}
+
 static void *parse_part(void *arg)
 {
 	struct part *pt = arg;
-	const char *p = pt->p, *nl, *why;
-	char *line = NULL, *tok, *nline, last_tok[64] = "";
-	struct cls_route batch[BATCH];
-	size_t cap = 0, len, nb = 0;
-	struct cls_prefix pfx;
-	__u32 idx = 0;
-	int rc, err = 0;
+	struct part_reader *r = calloc(1, sizeof(*r));
+	const char *why = NULL;
+	int err;
 
-	while (p < pt->end && !err) {
-		nl = memchr(p, '\n', pt->end - p);
-		len = (nl ? nl : pt->end) - p;
-		if (len >= cap) {
-			cap = len + 256;
-			nline = realloc(line, cap);
-			if (!nline) {
-				err = -ENOMEM;
-				snprintf(pt->msg, sizeof(pt->msg), "%s",
-					 strerror(ENOMEM));
-				break;
-			}
-			line = nline;
-		}
-		pt->lines++;
-		if (memchr(p, '\0', len)) {
-			err = -EINVAL;
-			snprintf(pt->msg, sizeof(pt->msg),
-				 "NUL byte in the line");
-			break;
-		}
-		memcpy(line, p, len);
-		line[len] = '\0';
-		p += len + (nl != NULL);
-		why = NULL;
-		rc = parse_route_line(line, &pfx, &tok, &why);
-		if (rc <= 0) {
-			err = rc;
-			if (rc)
-				snprintf(pt->msg, sizeof(pt->msg), "%s",
-					 why ? why : "invalid line");
-			continue;
-		}
-		err = resolve(pt, tok, last_tok, sizeof(last_tok), &idx);
-		if (err)
-			break;
-		batch[nb].prefix = pfx;
-		batch[nb].class_idx = idx;
-		batch[nb].flags = 0;
-		if (++nb == BATCH) {
-			err = keep(pt, batch, nb);
-			nb = 0;
-			if (err)
-				snprintf(pt->msg, sizeof(pt->msg), "%s",
-					 add_errstr(err));
-		}
+	if (!r) {
+		snprintf(pt->msg, sizeof(pt->msg), "%s", strerror(ENOMEM));
+		pt->err = -ENOMEM;
+		return NULL;
 	}
-	if (!err && nb && (err = keep(pt, batch, nb)))
-		snprintf(pt->msg, sizeof(pt->msg), "%s", add_errstr(err));
-	free(line);
+	r->pt = pt;
+	err = parse_route_buf(pt->p, pt->end - pt->p, part_route, r,
+			      &pt->lines, &why);
+	/* A bad line says why; a class or the transaction wrote msg. */
+	if (err && why)
+		snprintf(pt->msg, sizeof(pt->msg), "%s", why);
+	if (!err)
+		err = flush_batch(r);
+	free(r);
 	pt->err = err;
 	return NULL;
 }

@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -483,6 +484,49 @@ int parse_route_line(char *line, struct cls_prefix *p, char **class_tok,
 		return err;
 	*class_tok = argv[1];
 	return 1;
+}
+
+int parse_route_buf(const char *buf, size_t len, route_line_fn route,
+		    void *arg, size_t *lines, const char **why)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	char *line = NULL, *tok, *nline;
+	size_t cap = 0, n;
+	struct cls_prefix pfx;
+	int rc = 0;
+
+	*lines = 0;
+	while (p < end && !rc) {
+		nl = memchr(p, '\n', end - p);
+		n = (nl ? nl : end) - p;
+		if (n >= cap) {
+			/* One buffer for every line: files have millions. */
+			cap = n + 256;
+			nline = realloc(line, cap);
+			if (!nline) {
+				*why = "out of memory";
+				rc = -ENOMEM;
+				break;
+			}
+			line = nline;
+		}
+		++*lines;
+		if (memchr(p, '\0', n)) {
+			rc = fail(why, "NUL byte in the line");
+			break;
+		}
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p += n + (nl != NULL);
+		*why = NULL;
+		rc = parse_route_line(line, &pfx, &tok, why);
+		if (rc < 0 && !*why)
+			*why = "invalid line";
+		else if (rc == 1)
+			rc = route(arg, &pfx, tok);
+	}
+	free(line);
+	return rc;
 }
 
 static bool is_name_char(char c)

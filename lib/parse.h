@@ -68,6 +68,20 @@ int parse_route_line(char *line, struct cls_prefix *p, char **class_tok,
 		     const char **why);
 
 /*
+ * The route lines of buf[0..len): each cut at '\n' (the last may lack
+ * one), refused if it holds a NUL byte, then read by parse_route_line().
+ * route(arg, prefix, class_tok) is called for each route in order; a
+ * non-zero return stops the walk and is returned.  A bad line stops it:
+ * its negative errno is returned and *why says what is wrong.  *lines
+ * counts the lines read, the one that stopped the walk included.  -ENOMEM:
+ * no memory for a line (*why says so).
+ */
+typedef int (*route_line_fn)(void *arg, const struct cls_prefix *p,
+			     char *class_tok);
+int parse_route_buf(const char *buf, size_t len, route_line_fn route,
+		    void *arg, size_t *lines, const char **why);
+
+/*
  * Class names: [A-Za-z_][A-Za-z0-9_.-]*, 1..31 chars, and not parseable
  * as a classid (so "ff" is not a name). Returns 0 or -EINVAL with *why.
  */

@@ -2,10 +2,11 @@
 /*
  * A route file, as a buffer of any bytes: lines of any length, CRLF, NUL
  * bytes inside lines (a line holding one is refused), no newline at the
- * end.  read_routes() is the reader under test; the harness walks the
- * same buffer line by line on its own, checks each line (route_check.c),
- * and wants from the reader the routes of the lines before the first bad
- * one, in order, and that line's number and reason.
+ * end.  parse_route_buf() is the reader under test, the one `route load`
+ * runs (cli/route_file.c).  The harness walks the same buffer line by line
+ * on its own, checks each line (route_check.c), and wants from the reader
+ * the routes of the lines before the first bad one, in order, and that
+ * line's number and reason.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,54 +30,27 @@ struct outcome {
 	char why[160];
 };
 
-/*
- * The reader: today a copy of the per-line loop of parse_part() in
- * cli/route_file.c (the line is cut at '\n', refused if it holds a NUL,
- * and copied into a buffer reused from line to line), with class
- * resolution and the route transaction left out.  Point this at the cli's
- * own reader once one takes a buffer and hands routes to a callback.
- */
+/* The reader under test is the CLI's: lib/parse.c's parse_route_buf(). */
+static int got_route(void *arg, const struct cls_prefix *p, char *class_tok)
+{
+	struct outcome *out = arg;
+
+	out->routes[out->n_routes].p = *p;
+	out->routes[out->n_routes++].class_tok = fuzz_strdup(class_tok);
+	return 0;
+}
+
 static void read_routes(const char *buf, size_t len, struct outcome *out)
 {
-	const char *p = buf, *end = buf + len, *nl, *why;
-	char *line = NULL, *tok, *nline;
-	size_t cap = 0, n, lines = 0;
-	struct cls_prefix pfx;
-	int rc;
+	const char *why = NULL;
+	size_t lines;
+	int rc = parse_route_buf(buf, len, got_route, out, &lines, &why);
 
-	while (p < end) {
-		nl = memchr(p, '\n', end - p);
-		n = (nl ? nl : end) - p;
-		if (n >= cap) {
-			cap = n + 256;
-			nline = realloc(line, cap);
-			if (!nline)
-				fuzz_fail("out of memory");
-			line = nline;
-		}
-		lines++;
-		if (memchr(p, '\0', n)) {
-			out->err_line = lines;
-			snprintf(out->why, sizeof(out->why), NUL_WHY);
-			break;
-		}
-		memcpy(line, p, n);
-		line[n] = '\0';
-		p += n + (nl != NULL);
-		why = NULL;
-		rc = parse_route_line(line, &pfx, &tok, &why);
-		if (rc < 0) {
-			out->err_line = lines;
-			snprintf(out->why, sizeof(out->why), "%s", why);
-			break;
-		}
-		if (rc == 1) {
-			out->routes[out->n_routes].p = pfx;
-			out->routes[out->n_routes++].class_tok =
-				fuzz_strdup(tok);
-		}
+	FUZZ_CHECK(rc <= 0 && rc != -ENOMEM, "reader returned %d", rc);
+	if (rc < 0) {
+		out->err_line = lines;
+		snprintf(out->why, sizeof(out->why), "%s", why);
 	}
-	free(line);
 }
 
 /* A line ending in CR reads as it does without it. */

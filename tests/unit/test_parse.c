@@ -548,6 +548,73 @@ static void test_route_line_million(void **state)
 	assert_int_equal(sum, want);
 }
 
+/* What parse_route_buf handed over, as "PREFIX CLASS;" per route. */
+struct buf_seen {
+	char out[256];
+	int stop_at; /* > 0: the route callback fails on this route */
+	int n;
+};
+
+static int buf_route(void *arg, const struct cls_prefix *p, char *class_tok)
+{
+	struct buf_seen *s = arg;
+	size_t len = strlen(s->out);
+
+	if (++s->n == s->stop_at)
+		return -ENOENT;
+	snprintf(s->out + len, sizeof(s->out) - len, "%s %s;", fmt(p),
+		 class_tok);
+	return 0;
+}
+
+static void test_route_buf(void **state)
+{
+	static const struct {
+		const char *buf;
+		size_t len; /* 0: strlen */
+		int stop_at, ret;
+		size_t lines;
+		const char *out, *why;
+	} cases[] = {
+		{"", 0, 0, 0, 0, "", NULL},
+		{"10.0.0.0/8 a\n# c\n\n2001:db8::/32 b", 0, 0, 0, 4,
+		 "10.0.0.0/8 a;2001:db8::/32 b;", NULL},
+		/* CRLF files read as LF ones. */
+		{"10.0.0.0/8 a\r\n10.1.0.0/16 b\r\n", 0, 0, 0, 2,
+		 "10.0.0.0/8 a;10.1.0.0/16 b;", NULL},
+		/* The bad line stops the walk: it is the one counted last. */
+		{"10.0.0.0/8 a\n10.0.0.1/8 b\n10.2.0.0/16 c\n", 0, 0, -EINVAL,
+		 2, "10.0.0.0/8 a;", "host bits set (did you mean 10.0.0.0/8?)"},
+		{"10.0.0.0/8 a\n1.2.\0.0/24 b\n", 26, 0, -EINVAL, 2,
+		 "10.0.0.0/8 a;", "NUL byte in the line"},
+		/* The callback's error stops it and comes back as it is. */
+		{"10.0.0.0/8 a\n10.1.0.0/16 b\n10.2.0.0/16 c\n", 0, 2, -ENOENT,
+		 2, "10.0.0.0/8 a;", NULL},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct buf_seen s = {.stop_at = cases[i].stop_at};
+		const char *why = NULL;
+		size_t lines = 99;
+		size_t len = cases[i].len ? cases[i].len
+					  : strlen(cases[i].buf);
+		int ret = parse_route_buf(cases[i].buf, len, buf_route, &s,
+					  &lines, &why);
+
+		if (ret != cases[i].ret || lines != cases[i].lines)
+			fail_msg("case %zu: got %d after %zu lines, want %d "
+				 "after %zu",
+				 i, ret, lines, cases[i].ret, cases[i].lines);
+		assert_string_equal(s.out, cases[i].out);
+		if (cases[i].why)
+			assert_string_equal(why, cases[i].why);
+		else if (ret != -ENOENT)
+			assert_null(why);
+	}
+}
+
 static void test_class_name(void **state)
 {
 	static const struct {
@@ -616,6 +683,7 @@ int main(void)
 		cmocka_unit_test(test_split_args),
 		cmocka_unit_test(test_route_line),
 		cmocka_unit_test(test_route_line_million),
+		cmocka_unit_test(test_route_buf),
 		cmocka_unit_test(test_class_name),
 	};
 
