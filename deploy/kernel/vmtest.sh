@@ -17,6 +17,8 @@
 #
 #   deploy/kernel/vmtest.sh [stock|patched|arm64 ...]  (default: stock patched)
 #   netns-stock netns-patched: boot and run only tests/netns
+#   prog-stock prog-patched: boot and run only tests/prog_test_run and
+#   classifier on veth + HTB (does every program load and classify?)
 #   arm64, arm64-stock: patched / stock arm64 Image, bpf_smoke check + a
 #   200-flip storm + bpf_recur, no classifier
 #   count-stock count-patched: guest instruction counts per LPM lookup
@@ -133,6 +135,13 @@ netns() {
 	echo "VMTEST classifier tests/netns (guest/netns.sh)"
 	/netns.sh && echo "VMTEST netns PASS" || { echo "VMTEST netns FAIL"; fail=1; }
 }
+if grep -q vmtest=prog /proc/cmdline; then
+	(cd /cls 2>/dev/null || cd /; prog_test_run) && echo "VMTEST prog_test_run PASS" || { echo "VMTEST prog_test_run FAIL"; fail=1; }
+	echo "VMTEST classifier on veth + HTB"
+	sh /cls-veth.sh || fail=1
+	[ \$fail = 0 ] && echo "VMTEST RESULT PASS" || echo "VMTEST RESULT FAIL"
+	poweroff -f
+fi
 if grep -q vmtest=netns /proc/cmdline; then
 	netns
 	[ \$fail = 0 ] && echo "VMTEST RESULT PASS" || echo "VMTEST RESULT FAIL"
@@ -222,9 +231,9 @@ count_boot() { # kernel-name
 boot() { # kernel-name
 	case "$1" in arm64 | arm64-stock) boot_arm64 "$1"; return ;; esac
 	case "$1" in count-*) count_boot "${1#count-}"; return ;; esac
-	local k=${1#netns-} img out=$KWORK/vmtest-$1.log t0 mode=""
+	local k=${1#*-} img out=$KWORK/vmtest-$1.log t0 mode=""
 	img=$ART/$k/bzImage
-	[ "$k" = "$1" ] || mode=" vmtest=netns"
+	case "$1" in netns-* | prog-*) mode=" vmtest=${1%%-*}" ;; *) k=$1 ;; esac
 	[ -f "$img" ] || die "no $img (run deploy/kernel/build.sh $k)"
 	log "booting $k ($img), TCG, 2 vCPUs, timeout ${VM_TIMEOUT}s"
 	t0=$(date +%s)
