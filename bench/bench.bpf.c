@@ -204,6 +204,20 @@ BENCH_TABLE6_INNER(bench_table6_inner4m, 4 * BENCH_V6_PER_4M);
 BENCH_TABLE6_OUTER(bench_table6, bench_table6_inner);
 BENCH_TABLE6_OUTER(bench_table6_32, bench_table6_inner32);
 BENCH_TABLE6_OUTER(bench_table6_4m, bench_table6_inner4m);
+/*
+ * The same table in an inner map of a fixed size without BPF_F_INNER_MAP:
+ * the verifier then inlines each lookup in it (no helper call), as it does
+ * for a map it knows.  Every table in that outer map must be that size.
+ */
+#define BENCH_V6_FIXED_ELEMS (1U << 25)
+struct bench_table6_inner_fx {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, BENCH_V6_FIXED_ELEMS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, 8);
+};
+BENCH_TABLE6_OUTER(bench_table6_fx, bench_table6_inner_fx);
 /* The Poptrie candidate (bench/poptrie6.h), 8-byte values. */
 BENCH_TABLE6_OUTER(bench_pop6, bench_table6_inner);
 
@@ -331,6 +345,12 @@ int bench_table6_egress4m(struct __sk_buff *skb)
 	return bench_egress(skb, &bench_table6_4m, BENCH_V6_PER_4M, false);
 }
 
+SEC("tc")
+int bench_table6_egress_fx(struct __sk_buff *skb)
+{
+	return bench_egress(skb, &bench_table6_fx, MBT6_PER_ELEM, false);
+}
+
 /* cls_egress with the IPv4 table read through the container. */
 SEC("tc")
 int bench_dir24_in_egress(struct __sk_buff *skb)
@@ -373,6 +393,12 @@ SEC("tc")
 int bench_table6_lookup8(struct __sk_buff *skb)
 {
 	return bench_table6_lookup(skb, &bench_table6, MBT6_PER_ELEM);
+}
+
+SEC("tc")
+int bench_table6_lookup_fx(struct __sk_buff *skb)
+{
+	return bench_table6_lookup(skb, &bench_table6_fx, MBT6_PER_ELEM);
 }
 
 SEC("tc")

@@ -351,13 +351,15 @@ def main():
 
 
 T6HOT = ["empty", "v4_table_hot", "v4_table_inner_hot", "trie_hot",
-         "table_hot", "table32_hot", "table4m_hot", "bare_trie_hot",
-         "lookup_hot", "lookup32_hot", "lookup4m_hot", "bpf_loop_hot",
-         "direct_hot", "poptrie_hot"] + [f"lookup_nodes{k}_hot"
-                                         for k in range(7)]
+         "table_hot", "table32_hot", "table4m_hot", "table_fx_hot",
+         "bare_trie_hot", "lookup_hot", "lookup32_hot", "lookup4m_hot",
+         "lookup_fx_hot", "bpf_loop_hot", "direct_hot", "poptrie_hot"] + \
+    [f"lookup_nodes{k}_hot" for k in range(7)] + \
+    [f"lookup_fx_nodes{k}_hot" for k in range(7)]
 T6SPREAD = ["spread64k_floor", "trie_spread64k", "table_spread64k",
-            "table32_spread64k", "table4m_spread64k", "bare_trie_spread64k",
-            "lookup_spread64k", "lookup32_spread64k", "lookup4m_spread64k",
+            "table32_spread64k", "table4m_spread64k", "table_fx_spread64k",
+            "bare_trie_spread64k", "lookup_spread64k", "lookup32_spread64k",
+            "lookup4m_spread64k", "lookup_fx_spread64k",
             "bpf_loop_spread64k", "direct_spread64k", "poptrie_spread64k"]
 
 
@@ -383,12 +385,17 @@ def table6_section(by, md, targets, res):
            "of the trie, the table an inner map of a two-slot "
            "ARRAY_OF_MAPS of 8-byte values (the container's shape); "
            "*table32*/*table4m*: the same table in 32-byte / 4 MiB "
-           "values; *lookup*: the table lookup alone; *bpf_loop*: the same "
+           "values; *table_fx*: the same table in an inner map of a fixed "
+           "size (2^25 8-byte values) without BPF_F_INNER_MAP, whose "
+           "lookups the verifier inlines (no helper call a read; every "
+           "table of that outer map must then be that size); "
+           "*lookup*: the table lookup alone; *bpf_loop*: the same "
            "walk with bpf_loop(); *direct*: the table with DIRECT nodes "
            "only; *poptrie*: a Poptrie (bench/poptrie6.c) lookup alone; "
            "*lookup_nodesK*: the lookup alone for a destination whose walk "
            "reads K DIRECT or RANGE nodes (RANGE: the slot inside, one "
-           "read) after the first level; "
+           "read) after the first level; *lookup_fx_nodesK*: the same in "
+           "the fixed-size map; "
            "*trie*: cls_egress on the trie; *v4_table*: cls_egress with "
            "the IPv4 DIR-24-8 table of the largest IPv4 set of "
            "bench/gen.c (in table_v4's slot, an inner map, as the "
@@ -432,6 +439,15 @@ def table6_section(by, md, targets, res):
                          "(IPv4 table in an inner map: "
                          f"{fmt(v4in['median'] if v4in else None, 0)})",
                 "met": hot["median"] <= lim})
+            fx = paired(rs, "table_fx_hot", "empty", sub)
+            if fx:
+                targets.append({
+                    "target": f"(not the product) the same with the "
+                              "table's lookups inlined: a fixed-size "
+                              "inner map, *table_fx*",
+                    "value": f"{fmt(fx['median'], 0)} ns against "
+                             f"{fmt(lim, 0)}",
+                    "met": None})
         spread = paired(rs, "table_spread64k", "spread64k_floor", sub)
         paths = [p for p in by["t6path"] if p["n"] == n]
         lines = paths[-1]["spread_distinct_lines"] if paths else None

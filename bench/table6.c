@@ -44,10 +44,13 @@ struct tmap {
 };
 
 /* The table in maps of 8-byte (the container's), 32-byte, 4 MiB values. */
-enum shape { SHAPE_8, SHAPE_32, SHAPE_4M, SHAPES };
+enum shape { SHAPE_8, SHAPE_32, SHAPE_4M, SHAPE_FX, SHAPES };
 
-static const __u32 shape_bytes[SHAPES] = {8, 32, 4U << 20};
-static const char *const shape_name[SHAPES] = {"mbt6", "mbt6_32", "mbt6_4m"};
+static const __u32 shape_bytes[SHAPES] = {8, 32, 4U << 20, 8};
+static const char *const shape_name[SHAPES] = {"mbt6", "mbt6_32", "mbt6_4m",
+					       "mbt6_fx"};
+/* As bench.bpf.c's inner map of a fixed size (8-byte values). */
+#define FX_ELEMS (1U << 25)
 
 struct set6 {
 	size_t n;
@@ -82,6 +85,13 @@ static int tmap_new(struct tmap *t, size_t entries, __u32 value_size)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, o,
 		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+
+	/* value_size 0: the fixed-size map, 8-byte values */
+	if (!value_size) {
+		o.map_flags = BPF_F_MMAPABLE;
+		value_size = 8;
+		entries = 2 * (size_t)FX_ELEMS;
+	}
 	size_t per = value_size / sizeof(__u32);
 	long page = sysconf(_SC_PAGESIZE);
 	void *p;
@@ -297,7 +307,8 @@ static int set6_make(struct set6 *s, size_t n, __u64 seed, bool scattered)
 	       slab1 - slab0);
 	for (k = 0; k < SHAPES && !err; k++)
 		err = table_for(&s->tab[k], &s->m[k], &s->g, false,
-				shape_bytes[k], shape_name[k]);
+				k == SHAPE_FX ? 0 : shape_bytes[k],
+				shape_name[k]);
 	if (!err)
 		err = table_for(&s->direct, &s->md, &s->g, true, 8, "direct");
 	if (!err)
@@ -344,6 +355,8 @@ static int install6(struct ctx *c, const struct set6 *s)
 				&s->tab[SHAPE_32].fd, BPF_ANY) ||
 	    bpf_map_update_elem(bpf_map__fd(b->maps.bench_table6_4m), &zero,
 				&s->tab[SHAPE_4M].fd, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(b->maps.bench_table6_fx), &zero,
+				&s->tab[SHAPE_FX].fd, BPF_ANY) ||
 	    bpf_map_update_elem(bpf_map__fd(b->maps.bench_pop6), &zero,
 				&s->pop.fd, BPF_ANY))
 		return -errno;
@@ -382,6 +395,8 @@ PROG(p_egress4m, bench, bench_table6_egress4m)
 PROG(p_look8, bench, bench_table6_lookup8)
 PROG(p_look32, bench, bench_table6_lookup32)
 PROG(p_look4m, bench, bench_table6_lookup4m)
+PROG(p_egress_fx, bench, bench_table6_egress_fx)
+PROG(p_look_fx, bench, bench_table6_lookup_fx)
 PROG(p_bpf_loop, bench, bench_table6_lookup_bpf_loop)
 PROG(p_pop, bench, bench_pop6_lookup)
 PROG(p_v4in, bench, bench_dir24_in_egress)
@@ -404,10 +419,12 @@ static const struct k6 k6s[] = {
 	HOT("table", p_egress8, .check = CHECK_CLASSID),
 	HOT("table32", p_egress32, .check = CHECK_CLASSID),
 	HOT("table4m", p_egress4m, .check = CHECK_CLASSID),
+	HOT("table_fx", p_egress_fx, .check = CHECK_CLASSID),
 	HOT("bare_trie", p_bare),
 	HOT("lookup", p_look8, .check = CHECK_CLASS),
 	HOT("lookup32", p_look32, .check = CHECK_CLASS),
 	HOT("lookup4m", p_look4m, .check = CHECK_CLASS),
+	HOT("lookup_fx", p_look_fx, .check = CHECK_CLASS),
 	HOT("bpf_loop", p_bpf_loop, .check = CHECK_CLASS),
 	HOT("direct", p_look8, .gen = 1, .check = CHECK_CLASS),
 	HOT("poptrie", p_pop, .check = CHECK_CLASS),
@@ -418,15 +435,24 @@ static const struct k6 k6s[] = {
 	HOT("lookup_nodes4", p_look8, .nodes = 5),
 	HOT("lookup_nodes5", p_look8, .nodes = 6),
 	HOT("lookup_nodes6", p_look8, .nodes = 7),
+	HOT("lookup_fx_nodes0", p_look_fx, .nodes = 1),
+	HOT("lookup_fx_nodes1", p_look_fx, .nodes = 2),
+	HOT("lookup_fx_nodes2", p_look_fx, .nodes = 3),
+	HOT("lookup_fx_nodes3", p_look_fx, .nodes = 4),
+	HOT("lookup_fx_nodes4", p_look_fx, .nodes = 5),
+	HOT("lookup_fx_nodes5", p_look_fx, .nodes = 6),
+	HOT("lookup_fx_nodes6", p_look_fx, .nodes = 7),
 	{.name = "spread64k_floor", .prog = p_empty, .spread = true},
 	SPREAD64K("trie", p_egress),
 	SPREAD64K("table", p_egress8),
 	SPREAD64K("table32", p_egress32),
 	SPREAD64K("table4m", p_egress4m),
+	SPREAD64K("table_fx", p_egress_fx),
 	SPREAD64K("bare_trie", p_bare),
 	SPREAD64K("lookup", p_look8),
 	SPREAD64K("lookup32", p_look32),
 	SPREAD64K("lookup4m", p_look4m),
+	SPREAD64K("lookup_fx", p_look_fx),
 	SPREAD64K("bpf_loop", p_bpf_loop),
 	SPREAD64K("direct", p_look8, .gen = 1),
 	SPREAD64K("poptrie", p_pop),
@@ -717,6 +743,7 @@ int table6_main(struct ctx *c, const struct opts *o)
 		verifier_line(c->bench->progs.bench_table6_egress32);
 		verifier_line(c->bench->progs.bench_table6_egress4m);
 		verifier_line(c->bench->progs.bench_table6_lookup8);
+		verifier_line(c->bench->progs.bench_table6_egress_fx);
 		verifier_line(c->bench->progs.bench_table6_lookup_bpf_loop);
 		verifier_line(c->bench->progs.bench_pop6_lookup);
 	}
