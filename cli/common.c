@@ -94,6 +94,12 @@ int cli_upgrade(struct cli *c, bool quiet)
 	else if (!quiet && !res.from)
 		pr_info("nothing set up under %s: nothing to upgrade\n",
 			c->root);
+	if (!quiet && res.moved)
+		fprintf(stderr,
+			"classifier: %zu attachment%s run%s build %016llx\n",
+			res.moved, res.moved == 1 ? "" : "s",
+			res.moved == 1 ? "s" : "",
+			(unsigned long long)cls_build_id());
 	return 0;
 }
 

@@ -300,17 +300,21 @@ static int replace_one(const char *root, struct classifier_bpf *skel,
 	return err;
 }
 
-int cls_replace_all(const char *root, struct classifier_bpf *skel)
+int cls_replace_all(const char *root, struct classifier_bpf *skel,
+		    size_t *moved)
 {
 	struct cls_attachment *a;
 	size_t n, i;
 	int err;
 
+	*moved = 0;
 	err = cls_attachments(root, &a, &n);
 	/* A defunct link is gone for good; a clsact one may be elsewhere. */
 	for (i = 0; !err && i < n; i++) {
-		if (!a[i].defunct || !(a[i].tcx || a[i].hook == CLS_HOOK_XDP))
+		if (!a[i].defunct || !(a[i].tcx || a[i].hook == CLS_HOOK_XDP)) {
 			err = replace_one(root, skel, &a[i]);
+			*moved += !err;
+		}
 		cls_step("replace: one attachment moved");
 	}
 	free(a);

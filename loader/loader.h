@@ -66,6 +66,7 @@ struct cls_upgrade_result {
 	int from;      /* layout the pins had (0: nothing set up) */
 	bool migrated; /* moved to this layout */
 	bool finished; /* an interrupted upgrade was run to its end */
+	size_t moved;  /* attachments that run this build now */
 };
 
 /*

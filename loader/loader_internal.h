@@ -17,6 +17,7 @@ int cls_make_dirs(const char *root);
 int cls_load_fds(const int fds[CLS_NR_MAPS], struct classifier_bpf **out);
 int cls_load(const struct cls_maps *m, struct classifier_bpf **out);
 /* Make every attachment run skel's programs (in place). */
-int cls_replace_all(const char *root, struct classifier_bpf *skel);
+int cls_replace_all(const char *root, struct classifier_bpf *skel,
+		    size_t *moved);
 
 #endif

@@ -17,13 +17,14 @@
 #include "loader/loader_internal.h"
 
 /* Programs bound to fds run on every attachment. */
-static int replace_with(const char *root, const int fds[CLS_NR_MAPS])
+static int replace_with(const char *root, const int fds[CLS_NR_MAPS],
+			size_t *moved)
 {
 	struct classifier_bpf *skel;
 	int err = cls_load_fds(fds, &skel);
 
 	if (!err)
-		err = cls_replace_all(root, skel);
+		err = cls_replace_all(root, skel, moved);
 	classifier_bpf__destroy(skel);
 	return err;
 }
@@ -46,7 +47,7 @@ static int move_layout(int dir_fd, const char *root, int from,
 	}
 	err = cls_staging_fds(dir_fd, fds);
 	if (!err)
-		err = replace_with(root, fds);
+		err = replace_with(root, fds, &res->moved);
 	for (id = 0; id < CLS_NR_MAPS; id++)
 		if (fds[id] >= 0)
 			close(fds[id]);
@@ -87,7 +88,7 @@ int cls_upgrade(const struct cls_open_opts *opts,
 		return err;
 	err = cls_load(&m, &skel);
 	if (!err)
-		err = cls_replace_all(root, skel);
+		err = cls_replace_all(root, skel, &res->moved);
 	classifier_bpf__destroy(skel);
 	cls_close(&m);
 	return err;

@@ -21,11 +21,11 @@ old --version | grep -q "(layout 4," || fail "the landed classifier is not layou
 [ "$(old --version)" != "$(cls --version)" ] ||
 	fail "the landed classifier is this build: nothing to upgrade from"
 
-# 1. under traffic; the layout stays, so upgrade has nothing to say
+# 1. under traffic; the layout stays, so upgrade only moves the programs
 old_setup "$WORK/routes"
 expect_eq "attachments on another build, before" \
 	"$(cls -j status | jq '[.attached[] | select(.build != "current")] | length')" 3
-upgrade_under_traffic ''
+upgrade_under_traffic "^classifier: 3 attachments run build [0-9a-f]{16}$"
 
 # 2. the landed binary, on the same layout, still changes routes; this
 #    build's programs classify what it wrote
