@@ -20,7 +20,10 @@ fi
 rm -rf "$out"
 mkdir -p "$out"
 git -C "$src" archive "$commit" | tar -x -C "$out"
-make -C "$out" --no-print-directory build/classifier > "$out/build.log" 2>&1 || {
+# A plain build, whatever this make was asked: no SANITIZE=1 or OUTPUT
+# handed down through MAKEFLAGS (the old Makefile may know them too).
+env -u MAKEFLAGS -u MFLAGS -u SANITIZE -u OUTPUT \
+	make -C "$out" --no-print-directory build/classifier > "$out/build.log" 2>&1 || {
 	tail -n 20 "$out/build.log" >&2
 	exit 1
 }
