@@ -520,10 +520,12 @@ int parse_route_buf(const char *buf, size_t len, route_line_fn route,
 		p += n + (nl != NULL);
 		*why = NULL;
 		rc = parse_route_line(line, &pfx, &tok, why);
-		if (rc < 0 && !*why)
+		if (rc < 0 && !*why) {
 			*why = "invalid line";
-		else if (rc == 1)
+		} else if (rc == 1) {
+			*why = NULL; /* the callback's error is its own */
 			rc = route(arg, &pfx, tok);
+		}
 	}
 	free(line);
 	return rc;
