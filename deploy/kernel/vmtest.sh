@@ -65,12 +65,34 @@ NETNS_TOOLS="bash realpath id mktemp rm cp mv ln date timeout head tail sed cat
 	basename dirname mkdir seq sleep wc tr sort shuf ls cut diff grep nsenter
 	mount umount env printf tee sha256sum chmod touch find xargs uname stat
 	sysctl nft"
+NETNS_EXTRA="curl tmux flock setpriv strace pkill pgrep promtool prometheus"
 netns_initramfs() {
 	local t p src=$CLS_SRC/tests/netns
 	[ -f "$src/run.sh" ] || { log "initramfs: no $src/run.sh: netns tests left out"; return 0; }
 	for t in $NETNS_TOOLS; do
 		p=$(type -P "$t") || die "$t missing on the host (tests/deps.sh installs the test tools)"
 		copy_with_libs "$p" "/usr/gnu/bin/$t"
+	done
+	# what some tests need; a missing one fails those tests, saying so
+	for t in $NETNS_EXTRA; do
+		if p=$(type -P "$t"); then
+			copy_with_libs "$p" "/usr/gnu/bin/$t"
+		else
+			log "initramfs: no $t on the host: the tests that need it fail"
+		fi
+	done
+	[ -d /lib/terminfo ] && cp -r /lib/terminfo "$IRD/lib/"
+	# the builds the crash and upgrade tests run beside the classifier
+	# (make OUTPUT=$CLS_OUT $CLS_OUT/fault/classifier
+	#  $CLS_OUT/tests/check_state prev)
+	for t in fault/classifier:classifier-fault tests/check_state:check_state \
+		prev/build/classifier:classifier-prev \
+		landed/build/classifier:classifier-landed; do
+		if [ -x "$CLS_OUT/${t%%:*}" ]; then
+			copy_with_libs "$CLS_OUT/${t%%:*}" "/usr/bin/${t##*:}"
+		else
+			log "initramfs: no $CLS_OUT/${t%%:*}: the tests that need it fail"
+		fi
 	done
 	copy_with_libs "$(readlink -f "$(type -P awk)")" /usr/gnu/bin/awk
 	ln -sf /usr/gnu/bin/bash "$IRD/bin/bash"

@@ -6,7 +6,9 @@
 # vmtest.sh puts the repo's tests/netns/ and the deploy/ files the tests
 # read under /cls-src (so run.sh finds them as it does in a checkout), the
 # classifier at /usr/bin/classifier, and GNU userland (bash, coreutils,
-# util-linux, iproute2, nftables, jq, bpftool) ahead of busybox in PATH.
+# util-linux, iproute2, nftables, jq, bpftool, curl, tmux, strace,
+# promtool, prometheus) ahead of busybox in PATH, and the fault build,
+# check_state and the older classifiers the upgrade tests start from.
 #
 # gcc: run.sh builds tests/netns/udpsend.c with gcc. A compiler in the
 # initramfs would be ~100 MB for one small file, so /usr/local/bin/gcc is
@@ -21,6 +23,11 @@
 #               back to clsact and the test cannot hold.
 export PATH=/usr/local/bin:/usr/gnu/bin:/usr/sbin:/usr/bin:/bin:/sbin
 export NETNS_TEST_TIMEOUT=${NETNS_TEST_TIMEOUT:-900}
+# the builds make netns would hand the tests, where vmtest.sh carried them
+for b in CLASSIFIER_FAULT:classifier-fault CHECK_STATE:check_state \
+	CLASSIFIER_PREV:classifier-prev CLASSIFIER_LANDED:classifier-landed; do
+	[ -x "/usr/bin/${b#*:}" ] && export "${b%%:*}=/usr/bin/${b#*:}"
+done
 mkdir -p /run/netns
 mkdir -p /var; [ -e /var/run ] || ln -s /run /var/run
 # devtmpfs has no /dev/fd (udev makes it): bash's <(...) needs it
