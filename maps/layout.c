@@ -107,15 +107,24 @@ int cls_dir_remove(int dir_fd, const char *name)
 	return err;
 }
 
+/*
+ * maps/ leaves in one rename, so a reader finds the whole set or nothing
+ * set up, never a set with pins missing.  "purging" is what a purge that
+ * was killed left behind; the next one removes it.
+ */
 int cls_remove_pins(const char *root)
 {
-	static const char *const dirs[] = {"maps", "staging", "links", "tc"};
+	static const char *const dirs[] = {"purging", "staging", "links", "tc"};
 	size_t i;
-	int fd, err = 0;
+	int fd, err;
 
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
+	err = cls_dir_remove(fd, "purging");
+	if (!err && renameat(fd, "maps", fd, "purging") < 0 && errno != ENOENT)
+		err = -errno;
+	cls_step("purge: maps/ out of sight");
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !err; i++)
 		err = cls_dir_remove(fd, dirs[i]);
 	close(fd);

@@ -140,3 +140,30 @@ while :; do
 done
 [ "$step" -gt 1 ] || fail "create: no crash point"
 log "create: $((step - 1)) crash points"
+
+# Purge: maps/ leaves in one rename, so killed at any step, a reader finds
+# the whole set or nothing set up, never pins missing; the next purge
+# finishes, and the next change sets up afresh.
+step=1
+while :; do
+	cls class add 1:62 name third > /dev/null
+	cls attach dev "$VS"
+	rc=0
+	fcls "$step" purge >/dev/null 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] && break
+	[ "$rc" -eq 137 ] || fail "purge, step $step: exited $rc"
+	rc=0
+	cls stats > /dev/null 2> "$WORK/err" || rc=$?
+	[ "$rc" -eq 0 ] || grep -q "nothing set up under" "$WORK/err" ||
+		fail "purge, step $step: a reader said: $(cat "$WORK/err")"
+	cls class add 1:63 name fourth > /dev/null ||
+		fail "purge, step $step: the next change could not set up"
+	"$CHECK_STATE" "$BPFFS" 1 > "$WORK/check" ||
+		fail "purge, step $step: $(cat "$WORK/check")"
+	cls purge
+	[ ! -e "$BPFFS/classifier" ] ||
+		fail "purge, step $step: left $(ls "$BPFFS/classifier")"
+	step=$((step + 1))
+done
+[ "$step" -gt 1 ] || fail "purge: no crash point"
+log "purge: $((step - 1)) crash points"
