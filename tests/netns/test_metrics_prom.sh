@@ -64,13 +64,16 @@ up()
 {
 	grep -c "^classifier_attachment_up{dev=\"$1\",hook=\"$2\",mode=\"$3\",prog_id=\"[0-9]*\"} 1$" "$P" || true
 }
-expect_eq "egress attachment (tcx)" "$(up "$VS" egress tcx)" 1
+# tcx where the kernel has it (6.6+), else clsact: the mode status gives
+mode=$(cls -j status |
+	jq -r --arg d "$VS" '.attached[] | select(.dev == $d and .hook == "egress") | .mode')
+expect_eq "egress attachment ($mode)" "$(up "$VS" egress "$mode")" 1
 # XDP's mode is asked of the device, which only its namespace can see
 expect_eq "XDP attachment, from another namespace" "$(up "$VR" xdp unknown)" 1
 nsenter --net="/run/netns/$NS_R" "$CLASSIFIER" --bpffs "$BPFFS" \
 	stats prometheus >"$P"
 expect_eq "XDP attachment (generic)" "$(up "$VR" xdp generic)" 1
-expect_eq "escaped device name" "$(up 'q\\"b\\\\x' egress tcx)" 1
+expect_eq "escaped device name" "$(up 'q\\"b\\\\x' egress "$mode")" 1
 expect_eq "programs listed" \
 	"$(grep -c '^classifier_program_info{prog_id="[0-9]*",name="cls_[a-z]*",tag="[0-9a-f]\{16\}",build_id="[0-9a-f]\{16\}"} 1$' "$P")" 3
 
