@@ -49,7 +49,7 @@ enum shape { SHAPE_8, SHAPE_32, SHAPE_4M, SHAPE_FX, SHAPES };
 static const __u32 shape_bytes[SHAPES] = {8, 32, 4U << 20, 8};
 static const char *const shape_name[SHAPES] = {"mbt6", "mbt6_32", "mbt6_4m",
 					       "mbt6_fx"};
-/* As bench.bpf.c's inner map of a fixed size (8-byte values). */
+/* BENCH_V6_FIXED_ELEMS in bench.bpf.c: the fixed-size map's 8-byte values */
 #define FX_ELEMS (1U << 25)
 
 struct set6 {
@@ -80,18 +80,14 @@ static long slab_kb(void)
 	return kb;
 }
 
-/* A map of at least entries __u32s in values of value_size bytes. */
-static int tmap_new(struct tmap *t, size_t entries, __u32 value_size)
+/*
+ * A map of at least entries __u32s in values of value_size bytes, made
+ * with flags: BPF_F_INNER_MAP for a table of any size in its outer map.
+ */
+static int tmap_new(struct tmap *t, size_t entries, __u32 value_size,
+		    __u32 flags)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, o,
-		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
-
-	/* value_size 0: the fixed-size map, 8-byte values */
-	if (!value_size) {
-		o.map_flags = BPF_F_MMAPABLE;
-		value_size = 8;
-		entries = 2 * (size_t)FX_ELEMS;
-	}
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = flags);
 	size_t per = value_size / sizeof(__u32);
 	long page = sysconf(_SC_PAGESIZE);
 	void *p;
@@ -159,8 +155,10 @@ static size_t need6(const struct gen_table *g, bool all_direct, double *ms)
 	return units;
 }
 
+/* fixed: the entries of a fixed-size map (SHAPE_FX); 0: sized by need. */
 static int table_for(struct tmap *t, struct mbt6 *m, const struct gen_table *g,
-		     bool all_direct, __u32 value_size, const char *name)
+		     bool all_direct, __u32 value_size, size_t fixed,
+		     const char *name)
 {
 	double count_ms = 0, fill_ms;
 	size_t units = need6(g, all_direct, &count_ms);
@@ -169,7 +167,9 @@ static int table_for(struct tmap *t, struct mbt6 *m, const struct gen_table *g,
 
 	units += units / HEADROOM;
 	/* Bigger values round the map up: the pool takes the rest. */
-	err = tmap_new(t, mbt6_entries(units), value_size);
+	err = fixed ? tmap_new(t, fixed, value_size, BPF_F_MMAPABLE)
+		    : tmap_new(t, mbt6_entries(units), value_size,
+			       BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	if (!err)
 		err = mbt6_view(m, t->mem, t->entries);
 	if (err)
@@ -195,7 +195,8 @@ static int pop_for(struct set6 *s)
 
 	ms = (now_ns() - t0) / 1e6;
 	if (!err)
-		err = tmap_new(&s->pop, pt.entries, sizeof(__u64));
+		err = tmap_new(&s->pop, pt.entries, sizeof(__u64),
+			       BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	if (!err) {
 		memcpy(s->pop.mem, pt.t, pt.entries * sizeof(__u32));
 		printf("{\"part\":\"t6build\",\"n\":%zu,\"table\":\"poptrie\","
@@ -307,10 +308,12 @@ static int set6_make(struct set6 *s, size_t n, __u64 seed, bool scattered)
 	       slab1 - slab0);
 	for (k = 0; k < SHAPES && !err; k++)
 		err = table_for(&s->tab[k], &s->m[k], &s->g, false,
-				k == SHAPE_FX ? 0 : shape_bytes[k],
+				shape_bytes[k],
+				k == SHAPE_FX ? 2 * (size_t)FX_ELEMS : 0,
 				shape_name[k]);
 	if (!err)
-		err = table_for(&s->direct, &s->md, &s->g, true, 8, "direct");
+		err = table_for(&s->direct, &s->md, &s->g, true, 8, 0,
+				"direct");
 	if (!err)
 		err = pop_for(s);
 	s->spread = calloc(SPREAD, 16);
@@ -551,7 +554,8 @@ static int v4_inner(struct ctx *c, struct tmap *t)
 {
 	size_t entries = dir24_entries(true, c->dir24_groups);
 	__u32 zero = 0;
-	int err = tmap_new(t, entries, sizeof(__u64));
+	int err = tmap_new(t, entries, sizeof(__u64),
+			   BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 
 	if (err)
 		return err;
