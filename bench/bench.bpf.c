@@ -229,15 +229,6 @@ static __always_inline void *bench_table6_of(void *outer,
 	return bpf_map_lookup_elem(outer, &gen);
 }
 
-/* As classifier.bpf.c's cls_linearize. */
-static __always_inline void bench_linearize(struct __sk_buff *skb)
-{
-	__u32 linear = skb->data_end - skb->data;
-
-	if (linear < 64 && skb->len > linear)
-		bpf_skb_pull_data(skb, skb->len < 64 ? skb->len : 64);
-}
-
 /*
  * The IPv4 DIR-24-8 table moved into the same container (an inner map of
  * 8-byte values), for comparison: cls_lookup_dir24 with each read a
@@ -299,7 +290,7 @@ static __always_inline int bench_egress(struct __sk_buff *skb, void *outer,
 	__u32 zero = 0, idx;
 	int r = -1;
 
-	bench_linearize(skb);
+	cls_linearize(skb);
 	asm volatile("" ::: "memory");
 	data = (void *)(long)skb->data;
 	data_end = (void *)(long)skb->data_end;

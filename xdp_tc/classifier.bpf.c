@@ -21,9 +21,6 @@
 #include "xdp_tc/count.h"
 #include "xdp_tc/action.h"
 
-/* Ethernet + two VLAN tags + IPv6: enough for every fixed header we read. */
-#define CLS_PULL_LEN 64
-
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /*
@@ -54,19 +51,6 @@ static __always_inline __u32 cls_classify(const struct cls_pkt *pkt,
 	}
 	cls_count_class(cfg, counter_base + idx, bytes);
 	return idx;
-}
-
-/*
- * Headers are normally in the linear part on egress; pull them in only when
- * they are not, since a pull may copy a cloned skb.
- */
-static __always_inline void cls_linearize(struct __sk_buff *skb)
-{
-	__u32 linear = skb->data_end - skb->data;
-
-	if (linear < CLS_PULL_LEN && skb->len > linear)
-		bpf_skb_pull_data(skb, skb->len < CLS_PULL_LEN ? skb->len
-							       : CLS_PULL_LEN);
 }
 
 SEC("tc")

@@ -220,4 +220,20 @@ static __always_inline int cls_parse(void *ctx, void *data, void *data_end,
 			    want_dst);
 }
 
+/* Ethernet + two VLAN tags + IPv6: enough for every fixed header we read. */
+#define CLS_PULL_LEN 64
+
+/*
+ * Headers are normally in the linear part on egress; pull them in only when
+ * they are not, since a pull may copy a cloned skb.
+ */
+static __always_inline void cls_linearize(struct __sk_buff *skb)
+{
+	__u32 linear = skb->data_end - skb->data;
+
+	if (linear < CLS_PULL_LEN && skb->len > linear)
+		bpf_skb_pull_data(skb, skb->len < CLS_PULL_LEN ? skb->len
+							       : CLS_PULL_LEN);
+}
+
 #endif /* CLS_PARSE_H */
