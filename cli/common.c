@@ -66,9 +66,17 @@ int cli_no_args(struct cli *c, int argc)
 	return -EINVAL;
 }
 
+/* A change found half done and finished or rolled back: say so. */
+static void notify(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "classifier: %s\n", line);
+}
+
 int cli_upgrade(struct cli *c, bool quiet)
 {
-	struct cls_open_opts o = {.bpffs = c->bpffs, .wait_ms = c->wait_ms};
+	struct cls_open_opts o = {
+		.bpffs = c->bpffs, .wait_ms = c->wait_ms, .notify = notify};
 	struct cls_upgrade_result res;
 	const char *why;
 	int err;
@@ -113,13 +121,6 @@ int cli_upgrade_if_needed(struct cli *c)
 	if (layout <= 0 || layout == CLS_LAYOUT_VERSION)
 		return 0;
 	return cli_upgrade(c, true);
-}
-
-/* A change found half done and finished or rolled back: say so. */
-static void notify(void *ctx, const char *line)
-{
-	(void)ctx;
-	fprintf(stderr, "classifier: %s\n", line);
 }
 
 int cli_open_failed(struct cli *c, int err)
