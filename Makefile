@@ -187,15 +187,17 @@ PREV_LAYOUT_COMMIT := 93f17df3d8018df356f439d9e8077783d0443904
 PREV := $(OUTPUT)/prev/build/classifier
 
 # What main held when the last submission landed: operators upgrade from
-# it (same layout, other programs).  Move it when a submission lands.
-LANDED_COMMIT := 2b01e3c58e90f17a33a91bf44d70aa3a690532db
+# it.  Move it when a submission lands.  Its fault build leaves changes
+# half done for this build's upgrade to find.
+LANDED_COMMIT := 41bda311d8c646a5216d4e4727d71fb9d10df9d7
 LANDED := $(OUTPUT)/landed/build/classifier
 
 prev:
 	$(call msg,BUILD,$(PREV) from $(PREV_LAYOUT_COMMIT))
 	$(Q)./tests/upgrade/build_prev.sh $(PREV_LAYOUT_COMMIT) $(OUTPUT)/prev
 	$(call msg,BUILD,$(LANDED) from $(LANDED_COMMIT))
-	$(Q)./tests/upgrade/build_prev.sh $(LANDED_COMMIT) $(OUTPUT)/landed
+	$(Q)./tests/upgrade/build_prev.sh $(LANDED_COMMIT) $(OUTPUT)/landed \
+		build/fault/classifier
 
 netns: $(OUTPUT)/classifier $(FAULT)/classifier $(OUTPUT)/tests/check_state \
 		prev
@@ -203,6 +205,7 @@ netns: $(OUTPUT)/classifier $(FAULT)/classifier $(OUTPUT)/tests/check_state \
 		CHECK_STATE=$(abspath $(OUTPUT)/tests/check_state) \
 		CLASSIFIER_PREV=$(abspath $(PREV)) \
 		CLASSIFIER_LANDED=$(abspath $(LANDED)) \
+		CLASSIFIER_LANDED_FAULT=$(abspath $(OUTPUT)/landed/build/fault/classifier) \
 		./tests/netns/run.sh $(OUTPUT)/classifier $(NETNS_TESTS)
 
 # The README's test command: installs what is missing, then every layer.

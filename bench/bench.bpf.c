@@ -170,13 +170,13 @@ int bench_spread(struct __sk_buff *skb)
 /* --- the IPv6 table (issue 14) ---------------------------------------- */
 
 /*
- * The shape the data path will have: the table is the inner map of a
- * two-slot ARRAY_OF_MAPS, the slot a generation number read from config
- * once per packet (config.gen), and a
- * BPF_F_INNER_MAP array so tables of any size fit one outer map.  The
- * container has 8-byte values; two more outer maps hold the same table
- * in 32-byte values (a RANGE or TINY node an element) and 4 MiB values
- * (the most an array value may be), to measure what the value size costs.
+ * The data path's shape: the table is the inner map of a two-slot
+ * ARRAY_OF_MAPS, the slot a generation number read from config once per
+ * packet (config.gen), and a BPF_F_INNER_MAP array so tables of any size
+ * fit one outer map.  The data path's table has 4 MiB values (the most an
+ * array value may be; layout 5); two more outer maps hold the same table
+ * in 8-byte values (layout 4's) and 32-byte values (a RANGE or TINY node
+ * an element), to measure what the value size costs.
  */
 #define BENCH_TABLE6_OUTER(name, inner)                                        \
 	struct {                                                               \
@@ -195,12 +195,12 @@ int bench_spread(struct __sk_buff *skb)
 		__uint(value_size, bytes);                                     \
 	}
 
-#define BENCH_V6_PER_32 8	  /* entries in a 32-byte value */
-#define BENCH_V6_PER_4M (1U << 20) /* in a 4 MiB one */
+#define BENCH_V6_PER_8 2	/* entries in an 8-byte value */
+#define BENCH_V6_PER_32 8 /* in a 32-byte one */
 
 BENCH_TABLE6_INNER(bench_table6_inner, 8);
 BENCH_TABLE6_INNER(bench_table6_inner32, 4 * BENCH_V6_PER_32);
-BENCH_TABLE6_INNER(bench_table6_inner4m, 4 * BENCH_V6_PER_4M);
+BENCH_TABLE6_INNER(bench_table6_inner4m, 4 * MBT6_PER_ELEM);
 BENCH_TABLE6_OUTER(bench_table6, bench_table6_inner);
 BENCH_TABLE6_OUTER(bench_table6_32, bench_table6_inner32);
 BENCH_TABLE6_OUTER(bench_table6_4m, bench_table6_inner4m);
@@ -321,7 +321,7 @@ static __always_inline int bench_egress(struct __sk_buff *skb, void *outer,
 SEC("tc")
 int bench_table6_egress8(struct __sk_buff *skb)
 {
-	return bench_egress(skb, &bench_table6, MBT6_PER_ELEM, false);
+	return bench_egress(skb, &bench_table6, BENCH_V6_PER_8, false);
 }
 
 SEC("tc")
@@ -333,13 +333,13 @@ int bench_table6_egress32(struct __sk_buff *skb)
 SEC("tc")
 int bench_table6_egress4m(struct __sk_buff *skb)
 {
-	return bench_egress(skb, &bench_table6_4m, BENCH_V6_PER_4M, false);
+	return bench_egress(skb, &bench_table6_4m, MBT6_PER_ELEM, false);
 }
 
 SEC("tc")
 int bench_table6_egress_fx(struct __sk_buff *skb)
 {
-	return bench_egress(skb, &bench_table6_fx, MBT6_PER_ELEM, false);
+	return bench_egress(skb, &bench_table6_fx, BENCH_V6_PER_8, false);
 }
 
 /* cls_egress with the IPv4 table read through the container. */
@@ -383,13 +383,13 @@ static __always_inline int bench_table6_lookup(struct __sk_buff *skb,
 SEC("tc")
 int bench_table6_lookup8(struct __sk_buff *skb)
 {
-	return bench_table6_lookup(skb, &bench_table6, MBT6_PER_ELEM);
+	return bench_table6_lookup(skb, &bench_table6, BENCH_V6_PER_8);
 }
 
 SEC("tc")
 int bench_table6_lookup_fx(struct __sk_buff *skb)
 {
-	return bench_table6_lookup(skb, &bench_table6_fx, MBT6_PER_ELEM);
+	return bench_table6_lookup(skb, &bench_table6_fx, BENCH_V6_PER_8);
 }
 
 SEC("tc")
@@ -401,7 +401,7 @@ int bench_table6_lookup32(struct __sk_buff *skb)
 SEC("tc")
 int bench_table6_lookup4m(struct __sk_buff *skb)
 {
-	return bench_table6_lookup(skb, &bench_table6_4m, BENCH_V6_PER_4M);
+	return bench_table6_lookup(skb, &bench_table6_4m, MBT6_PER_ELEM);
 }
 
 /* The same walk with bpf_loop() instead of a bounded loop. */
@@ -424,7 +424,7 @@ static long bench_walk6_step(__u32 i, void *data)
 		return 1;
 	w->e = cls_v6table_step(&w->c, w->e,
 				cls_v6table_slot(w->hi, w->lo, i + 1),
-				MBT6_PER_ELEM);
+				BENCH_V6_PER_8);
 	return 0;
 }
 
@@ -446,10 +446,10 @@ int bench_table6_lookup_bpf_loop(struct __sk_buff *skb)
 	__builtin_memcpy(&w.lo, pkt.addr + 8, 8);
 	w.hi = bpf_be64_to_cpu(w.hi);
 	w.lo = bpf_be64_to_cpu(w.lo);
-	p = cls_v6table_at(&w.c, w.hi >> 48, MBT6_PER_ELEM);
+	p = cls_v6table_at(&w.c, w.hi >> 48, BENCH_V6_PER_8);
 	if (!p)
 		return BENCH_TC_UNSPEC;
-	w.e = p[(w.hi >> 48) % MBT6_PER_ELEM];
+	w.e = p[(w.hi >> 48) % BENCH_V6_PER_8];
 	bpf_loop(MBT6_MAX_DEPTH + 1, bench_walk6_step, &w, 0);
 	skb->priority = w.r;
 	return BENCH_TC_UNSPEC;

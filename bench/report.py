@@ -351,15 +351,15 @@ def main():
 
 
 T6HOT = ["empty", "v4_table_hot", "v4_table_inner_hot", "trie_hot",
-         "table_hot", "table32_hot", "table4m_hot", "table_fx_hot",
-         "bare_trie_hot", "lookup_hot", "lookup32_hot", "lookup4m_hot",
+         "table_hot", "table8_hot", "table32_hot", "table_fx_hot",
+         "bare_trie_hot", "lookup_hot", "lookup8_hot", "lookup32_hot",
          "lookup_fx_hot", "bpf_loop_hot", "direct_hot", "poptrie_hot"] + \
     [f"lookup_nodes{k}_hot" for k in range(7)] + \
     [f"lookup_fx_nodes{k}_hot" for k in range(7)]
 T6SPREAD = ["spread64k_floor", "trie_spread64k", "table_spread64k",
-            "table32_spread64k", "table4m_spread64k", "table_fx_spread64k",
-            "bare_trie_spread64k", "lookup_spread64k", "lookup32_spread64k",
-            "lookup4m_spread64k", "lookup_fx_spread64k",
+            "table8_spread64k", "table32_spread64k", "table_fx_spread64k",
+            "bare_trie_spread64k", "lookup_spread64k", "lookup8_spread64k",
+            "lookup32_spread64k", "lookup_fx_spread64k",
             "bpf_loop_spread64k", "direct_spread64k", "poptrie_spread64k"]
 
 
@@ -383,16 +383,18 @@ def table6_section(by, md, targets, res):
            "rounds interleaved, case order rotated.  *table*: cls_egress "
            "with the IPv6 table (maps/mbt6.c, xdp_tc/lookup6.h) in front "
            "of the trie, the table an inner map of a two-slot "
-           "ARRAY_OF_MAPS of 8-byte values (the container's shape); "
-           "*table32*/*table4m*: the same table in 32-byte / 4 MiB "
-           "values; *table_fx*: the same table in an inner map of a fixed "
+           "ARRAY_OF_MAPS of 4 MiB values (the data path's shape since "
+           "layout 5); *table8*/*table32*: the same table in 8-byte "
+           "(layout 4's) / 32-byte values; *table_fx*: the same table in "
+           "an inner map of a fixed "
            "size (2^25 8-byte values) without BPF_F_INNER_MAP, whose "
            "lookups the verifier inlines (no helper call a read; every "
            "table of that outer map must then be that size); "
-           "*lookup*: the table lookup alone; *bpf_loop*: the same "
-           "walk with bpf_loop(); *direct*: the table with DIRECT nodes "
-           "only; *poptrie*: a Poptrie (bench/poptrie6.c) lookup alone; "
-           "*lookup_nodesK*: the lookup alone for a destination whose walk "
+           "*lookup*/*lookup8*/*lookup32*: the table lookup alone; "
+           "*bpf_loop*: the same walk with bpf_loop() (8-byte values, as "
+           "*direct*, *lookup_nodesK*); *direct*: the table with DIRECT "
+           "nodes only; *poptrie*: a Poptrie (bench/poptrie6.c) lookup "
+           "alone; *lookup_nodesK*: the lookup alone for a destination whose walk "
            "reads K DIRECT or RANGE nodes (RANGE: the slot inside, one "
            "read) after the first level; *lookup_fx_nodesK*: the same in "
            "the fixed-size map; "

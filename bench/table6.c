@@ -43,11 +43,11 @@ struct tmap {
 	size_t entries, len;
 };
 
-/* The table in maps of 8-byte (the container's), 32-byte, 4 MiB values. */
+/* The table in maps of 8-byte, 32-byte, 4 MiB values (the data path's). */
 enum shape { SHAPE_8, SHAPE_32, SHAPE_4M, SHAPE_FX, SHAPES };
 
 static const __u32 shape_bytes[SHAPES] = {8, 32, 4U << 20, 8};
-static const char *const shape_name[SHAPES] = {"mbt6", "mbt6_32", "mbt6_4m",
+static const char *const shape_name[SHAPES] = {"mbt6_8", "mbt6_32", "mbt6",
 					       "mbt6_fx"};
 /* BENCH_V6_FIXED_ELEMS in bench.bpf.c: the fixed-size map's 8-byte values */
 #define FX_ELEMS (1U << 25)
@@ -419,14 +419,14 @@ static const struct k6 k6s[] = {
 	HOT("v4_table", p_egress, .v4_table = true),
 	HOT("v4_table_inner", p_v4in, .v4_table = true),
 	HOT("trie", p_egress),
-	HOT("table", p_egress8, .check = CHECK_CLASSID),
+	HOT("table", p_egress4m, .check = CHECK_CLASSID),
+	HOT("table8", p_egress8, .check = CHECK_CLASSID),
 	HOT("table32", p_egress32, .check = CHECK_CLASSID),
-	HOT("table4m", p_egress4m, .check = CHECK_CLASSID),
 	HOT("table_fx", p_egress_fx, .check = CHECK_CLASSID),
 	HOT("bare_trie", p_bare),
-	HOT("lookup", p_look8, .check = CHECK_CLASS),
+	HOT("lookup", p_look4m, .check = CHECK_CLASS),
+	HOT("lookup8", p_look8, .check = CHECK_CLASS),
 	HOT("lookup32", p_look32, .check = CHECK_CLASS),
-	HOT("lookup4m", p_look4m, .check = CHECK_CLASS),
 	HOT("lookup_fx", p_look_fx, .check = CHECK_CLASS),
 	HOT("bpf_loop", p_bpf_loop, .check = CHECK_CLASS),
 	HOT("direct", p_look8, .gen = 1, .check = CHECK_CLASS),
@@ -447,14 +447,14 @@ static const struct k6 k6s[] = {
 	HOT("lookup_fx_nodes6", p_look_fx, .nodes = 7),
 	{.name = "spread64k_floor", .prog = p_empty, .spread = true},
 	SPREAD64K("trie", p_egress),
-	SPREAD64K("table", p_egress8),
+	SPREAD64K("table", p_egress4m),
+	SPREAD64K("table8", p_egress8),
 	SPREAD64K("table32", p_egress32),
-	SPREAD64K("table4m", p_egress4m),
 	SPREAD64K("table_fx", p_egress_fx),
 	SPREAD64K("bare_trie", p_bare),
-	SPREAD64K("lookup", p_look8),
+	SPREAD64K("lookup", p_look4m),
+	SPREAD64K("lookup8", p_look8),
 	SPREAD64K("lookup32", p_look32),
-	SPREAD64K("lookup4m", p_look4m),
 	SPREAD64K("lookup_fx", p_look_fx),
 	SPREAD64K("bpf_loop", p_bpf_loop),
 	SPREAD64K("direct", p_look8, .gen = 1),

@@ -30,6 +30,7 @@ static int replace_with(const char *root, const int fds[CLS_NR_MAPS],
 }
 
 static int move_layout(int dir_fd, const char *root, int from,
+		       const struct cls_open_opts *o,
 		       struct cls_upgrade_result *res)
 {
 	int fds[CLS_NR_MAPS], id, err, pending;
@@ -41,7 +42,7 @@ static int move_layout(int dir_fd, const char *root, int from,
 	if (!pending) {
 		if (from == CLS_LAYOUT_VERSION)
 			return 0;
-		err = cls_migrate_stage(dir_fd, root, from);
+		err = cls_migrate_stage(dir_fd, root, from, o);
 		if (err)
 			return err;
 	}
@@ -76,7 +77,7 @@ int cls_upgrade(const struct cls_open_opts *opts,
 	dir_fd = cls_lock_root(root, o.wait_ms);
 	if (dir_fd < 0)
 		return dir_fd;
-	err = move_layout(dir_fd, root, res->from, res);
+	err = move_layout(dir_fd, root, res->from, &o, res);
 	close(dir_fd);
 	/* Moved: the attachments run this build on the maps now live. */
 	if (err || res->migrated)

@@ -15,9 +15,10 @@
 /*
  * Version of the pinned layout (maps, their shapes and value encodings).
  * 3: one trie slot, a flat dir24 map; 4: generation slots, route values
- * carry the prefix length and source, the state map.
+ * carry the prefix length and source, the state map; 5: the IPv6 table in
+ * 4 MiB elements, the format of each generation's IPv6 table in config.
  */
-#define CLS_LAYOUT_VERSION 4
+#define CLS_LAYOUT_VERSION 5
 
 /* Dense class indices; index 0 is the default class (no route matched). */
 #define CLS_MAX_CLASSES 4096
@@ -140,19 +141,30 @@ struct cls_counter {
 #define CLS_DIR24_PLEN_SHIFT 16
 #define CLS_DIR24_MAX_GROUPS (1U << 20)
 
-/* config: ARRAY with one entry; the data path only reads it. */
+/*
+ * config: ARRAY with one entry; the data path only reads it.
+ * table6_format[g] says how the IPv6 table in slot g is laid out: programs
+ * read only a table of the format they were built for (MBT6_FORMAT) and
+ * ask the trie otherwise, so a newer build may change the table's format
+ * without a new layout.  It is written while g is not live, before the
+ * generation flips to g.
+ */
 struct cls_config {
 	__u32 stats_on;
 	__u32 layout; /* CLS_LAYOUT_VERSION */
 	__u32 gen;    /* the slot of the tries and tables packets use */
-	__u32 pad;
+	__u8 table6_format[CLS_GENERATIONS]; /* 0: no table in that slot */
+	__u16 pad;
 };
 
 /*
  * Layout of the IPv6 table (maps/mbt6.c writes it, xdp_tc/lookup6.h
  * reads it): a multibit trie derived from the IPv6 LPM trie, in one
- * BPF_F_MMAPABLE ARRAY whose 8-byte elements read as one __u32[] of
- * entries (element k holds entries 2k and 2k + 1):
+ * BPF_F_MMAPABLE ARRAY whose 4 MiB elements read as one __u32[] of
+ * entries (element k holds entries [k * 2^20, (k + 1) * 2^20)).  One
+ * helper call returns a whole element and reads inside it are plain
+ * loads, where 8-byte elements cost a call a read (bench/results/table6).
+ * Nodes never straddle two elements (both sizes divide 4 MiB):
  *   [0, 2^16)               first level, indexed by address bits 0-15
  *   [2^16, 2^16 + 8 units)  node pool in units of 8 entries (32 bytes)
  *   the rest                bookkeeping for user space (maps/mbt6.h)
@@ -173,7 +185,8 @@ struct cls_config {
  * route), a node (MBT6_CHILD | kind | unit), or MBT6_ASK_TRIE where the
  * pool had no room: the trie answers for that range.
  */
-#define MBT6_PER_ELEM	  2
+#define MBT6_FORMAT	  1 /* cls_config.table6_format */
+#define MBT6_PER_ELEM	  (1U << 20)
 #define MBT6_L1_BITS	  16
 #define MBT6_L1_ENTRIES	  (1U << MBT6_L1_BITS)
 #define MBT6_SLOTS	  256
@@ -192,6 +205,12 @@ struct cls_config {
 #define MBT6_UNIT_MASK	0x0FFFFFFFU /* entry indices stay below 2^32 */
 #define MBT6_MAX_UNITS	MBT6_UNIT_MASK
 #define MBT6_ASK_TRIE	0xFFFFFFFFU
+
+/* An element starts at the first level or on a DIRECT node's boundary. */
+_Static_assert((MBT6_PER_ELEM - MBT6_L1_ENTRIES) %
+			       (MBT6_DIRECT_UNITS * MBT6_UNIT_ENTRIES) ==
+		       0,
+	       "IPv6 table nodes straddle elements");
 #define MBT6_CLASS_MASK 0xFFFU
 #define MBT6_PLEN_SHIFT 12
 

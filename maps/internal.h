@@ -32,8 +32,13 @@ int cls_live_gen(struct cls_maps *m, __u32 *gen);
 int cls_live_fd(struct cls_maps *m, enum cls_slotted s);
 /* Map the live IPv4 table into m->table; m->table.fd < 0: none. */
 int cls_live_table(struct cls_maps *m);
-/* The same for the IPv6 table, into m->table6. */
+/*
+ * The same for the IPv6 table, into m->table6; -EPROTO for a table of a
+ * format this build does not know.
+ */
 int cls_live_table6(struct cls_maps *m);
+/* Slot gen's IPv6 table: ours (table) or none; written before a publish. */
+int cls_table6_format_set(struct cls_maps *m, __u32 gen, bool table);
 /* Cached views are stale: another generation, or another process. */
 void cls_live_forget(struct cls_maps *m);
 /* fd of the map in a slot (caller closes), -ENOENT if empty. */
@@ -112,5 +117,11 @@ void cls_catalog_free(struct cls_maps *m);
 
 /* recover.c: finish or roll back what the journal records. */
 int cls_recover(struct cls_maps *m);
+/*
+ * The same on the pins of layout 4 in maps_fd, before they are moved
+ * (the caller holds the lock): their IPv6 table leaves its slots first.
+ */
+int cls_recover_previous(int maps_fd, const char *root,
+			 const struct cls_open_opts *o);
 
 #endif

@@ -204,6 +204,7 @@ int cls_layout_new_maps(struct cls_maps *m)
 			      .table_mode = CLS_TABLE_AUTO};
 	__u32 zero = 0, stats = libbpf_num_possible_cpus() * CLS_STATS_STRIDE;
 	bool classes = m->fd[CLS_M_CLASSES] < 0;
+	bool tries = m->fd[CLS_M_TRIE_V4] < 0; /* else carried, full */
 	int id, err = 0;
 
 	for (id = 0; id < CLS_NR_MAPS && !err; id++) {
@@ -213,9 +214,9 @@ int cls_layout_new_maps(struct cls_maps *m)
 		if (m->fd[id] < 0)
 			err = m->fd[id];
 	}
-	if (!err)
+	if (!err && tries)
 		err = new_trie_in_slot(m, CLS_S_TRIE_V4);
-	if (!err)
+	if (!err && tries)
 		err = new_trie_in_slot(m, CLS_S_TRIE_V6);
 	if (!err && classes &&
 	    (bpf_map_update_elem(m->fd[CLS_M_CLASS_META], &zero, &meta,

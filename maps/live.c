@@ -127,9 +127,36 @@ int cls_live_table(struct cls_maps *m)
 	return cls_table_map(&m->table, fd);
 }
 
+int cls_table6_format_set(struct cls_maps *m, __u32 gen, bool table)
+{
+	struct cls_config cfg;
+	int err = cls_config_read(m, &cfg);
+
+	if (err)
+		return err;
+	cfg.table6_format[gen] = table ? MBT6_FORMAT : 0;
+	return cls_config_write(m, &cfg);
+}
+
+/* Only a table of our format is ours to read and write. */
+static int table6_format_check(struct cls_maps *m)
+{
+	struct cls_config cfg;
+	int err = cls_config_read(m, &cfg);
+
+	if (err)
+		return err;
+	if (cfg.table6_format[m->gen] == MBT6_FORMAT)
+		return 0;
+	cls_set_error("%s: the IPv6 table is in format %u, this classifier "
+		      "knows format %u: use the classifier that wrote it",
+		      m->root, cfg.table6_format[m->gen], MBT6_FORMAT);
+	return -EPROTO;
+}
+
 int cls_live_table6(struct cls_maps *m)
 {
-	int fd;
+	int fd, err;
 
 	if (m->table6.fd >= 0)
 		return 0;
@@ -138,7 +165,8 @@ int cls_live_table6(struct cls_maps *m)
 		return 0;
 	if (fd < 0)
 		return fd;
-	return cls_table6_map(&m->table6, fd);
+	err = table6_format_check(m);
+	return err ? err : cls_table6_map(&m->table6, fd);
 }
 
 int cls_wait_for_programs(struct cls_maps *m)

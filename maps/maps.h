@@ -161,7 +161,8 @@ int cls_layout_of(const char *root);
  * maps/ in one step.  cls_open() says -EINPROGRESS while an upgrade that
  * reached staging/ is unfinished.
  */
-int cls_migrate_stage(int dir_fd, const char *root, int from);
+int cls_migrate_stage(int dir_fd, const char *root, int from,
+		      const struct cls_open_opts *o);
 int cls_staging_fds(int dir_fd, int fds[CLS_NR_MAPS]);
 int cls_migrate_commit(int dir_fd, const char *root);
 /* 1 if staging/ holds a complete upgrade, 0 if not (removed if half-built). */

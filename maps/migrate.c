@@ -16,6 +16,13 @@
  * lookup_mode, pad}; routes_v4/routes_v6, one-slot ARRAY_OF_MAPS whose
  * tries map a prefix to a bare class index; dir24, a flat table; no IPv6
  * table.
+ *
+ * Layout 4 (until 2026-12-01): this one but for the IPv6 table, in 8-byte
+ * elements, and config's last word, unused.  Its tries and IPv4 table are
+ * carried with their slots; the IPv6 table is rebuilt from the live trie.
+ * A change it left half done is first finished on its own pins, as its
+ * classifier would have (the journal is the same): config and state are
+ * copied after that.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,9 +43,12 @@ struct v3_config {
 	__u32 pad;
 };
 
-/* Maps layout 3 shares with this one, shape for shape. */
-static const enum cls_map_id carried[] = {CLS_M_CLASSES, CLS_M_CLASS_META,
-					  CLS_M_STATS};
+/* Maps an older layout shares with this one, shape for shape. */
+static const enum cls_map_id carried_3[] = {CLS_M_CLASSES, CLS_M_CLASS_META,
+					    CLS_M_STATS};
+static const enum cls_map_id carried_4[] = {
+	CLS_M_CLASSES, CLS_M_CLASS_META, CLS_M_STATS,
+	CLS_M_TRIE_V4, CLS_M_TRIE_V6,	 CLS_M_TABLE_V4};
 
 static int open_dir(int dir_fd, const char *name)
 {
@@ -48,13 +58,15 @@ static int open_dir(int dir_fd, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
-static int carry(struct cls_maps *n, int old_fd, const char *root)
+static int carry(struct cls_maps *n, int old_fd, const char *root, int from)
 {
+	const enum cls_map_id *carried = from == 3 ? carried_3 : carried_4;
+	size_t i, count = from == 3 ? sizeof(carried_3) / sizeof(carried_3[0])
+				    : sizeof(carried_4) / sizeof(carried_4[0]);
 	char why[256];
-	size_t i;
 	int err;
 
-	for (i = 0; i < sizeof(carried) / sizeof(carried[0]); i++) {
+	for (i = 0; i < count; i++) {
 		enum cls_map_id id = carried[i];
 
 		n->fd[id] = cls_pin_open(old_fd, cls_map_specs[id].name);
@@ -146,6 +158,8 @@ static int fill_new(struct cls_maps *n, int old_fd, struct cls_state *s)
 		err = cls_slot_set(n, CLS_S_TABLE_V4, 0, table);
 	if (!err && table6 >= 0)
 		err = cls_slot_set(n, CLS_S_TABLE_V6, 0, table6);
+	if (!err)
+		err = cls_table6_format_set(n, 0, table6 >= 0);
 	if (table >= 0)
 		close(table);
 	if (table6 >= 0)
@@ -155,7 +169,74 @@ static int fill_new(struct cls_maps *n, int old_fd, struct cls_state *s)
 	return err;
 }
 
-int cls_migrate_stage(int dir_fd, const char *root, int from)
+/* One entry of an old map, by pin name. */
+static int read_old(int old_fd, const char *name, void *value)
+{
+	__u32 zero = 0;
+	int fd = cls_pin_open(old_fd, name), err;
+
+	if (fd < 0)
+		return fd;
+	err = bpf_map_lookup_elem(fd, &zero, value) ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+/* The IPv6 table for the live generation, from the carried live trie. */
+static int table6_from_trie(struct cls_maps *n, const struct cls_state *s,
+			    __u32 gen)
+{
+	struct cls_route *r = NULL;
+	size_t count = 0, cap = 0;
+	int trie, table6 = -1, err;
+
+	trie = cls_slot_get(n, CLS_S_TRIE_V6, gen);
+	if (trie < 0)
+		return trie;
+	err = cls_trie_dump(trie, AF_INET6, CLS_SRC_ALL, &r, &count, &cap);
+	close(trie);
+	if (!err)
+		err = cls_route_sort(r, count);
+	if (!err)
+		err = cls_table6_build(s, r, count, &table6);
+	if (!err && table6 >= 0)
+		err = cls_slot_set(n, CLS_S_TABLE_V6, gen, table6);
+	if (!err)
+		err = cls_table6_format_set(n, gen, table6 >= 0);
+	if (table6 >= 0)
+		close(table6);
+	free(r);
+	return err;
+}
+
+static int fill_from_4(struct cls_maps *n, int old_fd, const char *root,
+		       const struct cls_open_opts *o, struct cls_state *s)
+{
+	struct cls_config old, cfg;
+	int err;
+
+	err = read_old(old_fd, "state", s);
+	if (!err && s->journal.op != CLS_OP_NONE)
+		err = cls_recover_previous(old_fd, root, o);
+	if (!err)
+		err = read_old(old_fd, "state", s);
+	if (!err)
+		err = read_old(old_fd, "config", &old);
+	if (!err)
+		err = cls_config_read(n, &cfg);
+	if (err)
+		return err;
+	cfg.stats_on = old.stats_on;
+	cfg.gen = old.gen & (CLS_GENERATIONS - 1);
+	err = cls_config_write(n, &cfg);
+	s->layout = CLS_LAYOUT_VERSION;
+	if (!err)
+		err = cls_state_write(n, s);
+	return err ? err : table6_from_trie(n, s, cfg.gen);
+}
+
+int cls_migrate_stage(int dir_fd, const char *root, int from,
+		      const struct cls_open_opts *o)
 {
 	struct cls_maps n;
 	struct cls_state s;
@@ -164,9 +245,10 @@ int cls_migrate_stage(int dir_fd, const char *root, int from)
 	memset(&n, 0, sizeof(n));
 	for (id = 0; id < CLS_NR_MAPS; id++)
 		n.fd[id] = -1;
-	if (from != 3) {
+	if (from != 3 && from != 4) {
 		cls_set_error("%s: pins are layout %d; this classifier moves "
-			      "layout 3 only ('classifier purge' starts over)",
+			      "layouts 3 and 4 only ('classifier purge' starts "
+			      "over)",
 			      root, from);
 		return -EPROTO;
 	}
@@ -174,12 +256,13 @@ int cls_migrate_stage(int dir_fd, const char *root, int from)
 	if (!err)
 		err = old_fd = open_dir(dir_fd, "maps");
 	if (err >= 0)
-		err = carry(&n, old_fd, root);
+		err = carry(&n, old_fd, root, from);
 	if (!err)
 		err = cls_layout_new_maps(&n);
 	cls_step("migrate: maps made");
 	if (!err)
-		err = fill_new(&n, old_fd, &s);
+		err = from == 3 ? fill_new(&n, old_fd, &s)
+				: fill_from_4(&n, old_fd, root, o, &s);
 	cls_step("migrate: maps filled");
 	if (!err && mkdirat(dir_fd, "staging", 0700) < 0)
 		err = -errno;

@@ -3,8 +3,9 @@
  * An IPv6 table map: creating one sized for a route set, mapping it, and
  * writing it through maps/mbt6.c.  A leaf, as table.c is for IPv4: the
  * route code decides what to paint and passes the cover of a deleted
- * route.  The map is mapped whole (a few hundred KiB for small sets, about
- * 100 MiB for a million prefixes).
+ * route.  The map is mapped whole: whole 4 MiB elements, one for up to
+ * about 30k prefixes, about 100 MiB for a million; what a set does not
+ * use of its last element is room for later changes.
  */
 #include <errno.h>
 #include <string.h>
@@ -83,10 +84,12 @@ int cls_table6_create(size_t units)
 	struct cls_table6 t = { .fd = -1 };
 	int fd, err;
 
-	if (units > MBT6_MAX_UNITS)
+	/* Rounded up to whole elements, the pool must still be addressable. */
+	if (units > MBT6_MAX_UNITS - MBT6_PER_ELEM / MBT6_UNIT_ENTRIES)
 		return -ERANGE;
 	fd = cls_map_create(cls_slot_spec(CLS_S_TABLE_V6),
-			    mbt6_entries(units) / MBT6_PER_ELEM);
+			    (mbt6_entries(units) + MBT6_PER_ELEM - 1) /
+				    MBT6_PER_ELEM);
 	if (fd < 0)
 		return fd;
 	err = view(&t, fd);

@@ -668,6 +668,8 @@ static int publish(struct cls_txn *t, struct cls_state *s,
 	cls_step("swap: recorded");
 	if (!err)
 		err = write_slots(m, gen, fds);
+	if (!err)
+		err = cls_table6_format_set(m, gen, t->table6_fd >= 0);
 	cls_step("swap: staged");
 	if (!err) {
 		s->journal.phase = SWAP_COMMITTED;

@@ -100,7 +100,10 @@ static __always_inline int cls_lookup_class(const struct cls_pkt *pkt,
 	if (pkt->family == CLS_FAMILY_V4) {
 		idx = cls_lookup_dir24(pkt, gen);
 	} else {
-		table = bpf_map_lookup_elem(&table_v6, &gen);
+		/* A table of another build's format: the trie answers. */
+		table = cfg && cfg->table6_format[gen] == MBT6_FORMAT ?
+				bpf_map_lookup_elem(&table_v6, &gen) :
+				NULL;
 		idx = table ? cls_lookup_v6table(table, pkt->addr) : -1;
 		if (idx >= 0)
 			idx = cls_valid_class(idx);

@@ -4,9 +4,10 @@
  * maps/classifier_abi.h), which user space derives from the IPv6 trie.  The
  * table is an inner map of a map-in-map, and the verifier inlines no
  * lookup in an inner array: every element the walk touches costs a helper
- * call.  So reads go through a cursor that remembers the last element it
- * looked up, and the walk reads one entry per DIRECT node, one or two per
- * RANGE node and two, side by side, per TINY node.
+ * call.  So elements are large (4 MiB) and reads go through a cursor that
+ * remembers the last element it looked up: reads inside it are loads.
+ * The walk reads one entry per DIRECT node, one or two per RANGE node and
+ * two, side by side, per TINY node.
  */
 #ifndef CLS_LOOKUP6_H
 #define CLS_LOOKUP6_H

@@ -90,14 +90,22 @@ struct {
 } table_v4 SEC(".maps");
 
 /*
- * The IPv6 table (layout in classifier_abi.h, MBT6_*): the same shape of
- * inner map, its size following the IPv6 route set.
+ * The IPv6 table (layout in classifier_abi.h, MBT6_*): an inner map of
+ * 4 MiB elements, as many as the IPv6 route set needs.
  */
+struct cls_table6_inner {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, MBT6_PER_ELEM * sizeof(__u32));
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, CLS_GENERATIONS);
 	__type(key, __u32);
-	__array(values, struct cls_table_inner);
+	__array(values, struct cls_table6_inner);
 } table_v6 SEC(".maps");
 
 /*

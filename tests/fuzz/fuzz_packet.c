@@ -140,6 +140,7 @@ static int paint_tables(struct t *t)
 	if (bpf_map_delete_elem(bpf_map__fd(f->skel->maps.table_v6), &gen0))
 		return fail(t, "table_v6[0]: %s", strerror(errno));
 	return slot_set(t, f->skel->maps.table_v6, GEN_TABLES, f->table6) ||
+	       set_table6_format(t, GEN_TABLES, MBT6_FORMAT) ||
 	       use_table(t, GEN_TABLES) ||
 	       slot_set(t, f->skel->maps.trie_v4, GEN_TABLES, f->trie_v4) ||
 	       slot_set(t, f->skel->maps.trie_v6, GEN_TABLES, f->trie_v6);

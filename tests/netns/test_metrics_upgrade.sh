@@ -7,7 +7,7 @@
 # classifier_up 0 and logs why (run 'classifier upgrade') once; watch
 # refuses at start with the same words.  While the exporter runs,
 # `classifier upgrade` moves the pins to this layout: the next scrapes
-# show the counter carried over, layout 4 and the attached program of
+# show the counter carried over, this layout and the attached program of
 # this build, and the log says once that the state is readable again.
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -40,7 +40,8 @@ log "watch: $(cat "$WORK/watch.err")"
 cls upgrade
 wait_scrape "upgraded" classifier_up 1
 expect_eq "counter carried over" "$(prom_value "$WORK/s.prom" "$web")" 100
-expect_eq "layout" "$(prom_value "$WORK/s.prom" classifier_layout_version)" 4
+expect_eq "layout" "$(prom_value "$WORK/s.prom" classifier_layout_version)" \
+	"$(cls --version | sed -n 's/.*(layout \([0-9]*\),.*/\1/p')"
 build=$(cls -V | sed -n 's/.*build \([0-9a-f]*\)).*/\1/p')
 expect_eq "attached program of this build" \
 	"$(grep -c "^classifier_program_info{.*name=\"cls_egress\",.*build_id=\"$build\"} 1$" "$WORK/s.prom")" 1

@@ -20,14 +20,14 @@ old --version | grep -q "ABI 3" || fail "the previous classifier is not layout 3
 
 # 1. under traffic
 old_setup "$WORK/routes"
-upgrade_under_traffic "moved the pins from layout 3 to 4"
+upgrade_under_traffic "moved the pins from layout 3 to $(cls_layout)"
 
 # 2. the old binary refuses the new pins
 cls route list > "$WORK/routes_new"
 rc=0
 old route add 172.16.0.0/12 class web 2> "$WORK/err" || rc=$?
 # (its wording is its own: it predates layout versions)
-[ "$rc" -ne 0 ] || fail "the old classifier changed layout 4 pins"
+[ "$rc" -ne 0 ] || fail "the old classifier changed layout $(cls_layout) pins"
 log "the old classifier: $(tr '\n' ' ' < "$WORK/err")"
 cls route list > "$WORK/routes_new2"
 cmp -s "$WORK/routes_new" "$WORK/routes_new2" || fail "the old classifier changed routes"

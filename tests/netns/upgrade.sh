@@ -16,6 +16,12 @@ upgrade_from()
 	upgrade_env
 }
 
+# The layout of this build's pins, as --version says.
+cls_layout()
+{
+	cls --version | sed -n 's/.*(layout \([0-9]*\),.*/\1/p'
+}
+
 old()
 {
 	nsenter --net="/run/netns/$NS_S" "$OLD_CLASSIFIER" --bpffs "$BPFFS" "$@"
@@ -99,8 +105,8 @@ upgrade_under_traffic()
 	expect_eq "attachments" "$(cls -j status | jq '.attached | length')" 3
 	expect_eq "attachments on another build" \
 		"$(cls -j status | jq '[.attached[] | select(.build != "current")] | length')" 0
-	cls -j status | jq -e '.layout == 4' > /dev/null ||
-		fail "status: not layout 4"
+	cls -j status | jq -e ".layout == $(cls_layout)" > /dev/null ||
+		fail "status: not layout $(cls_layout)"
 }
 
 finish_and_check()

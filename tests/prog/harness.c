@@ -295,7 +295,9 @@ int v6table(struct t *t, struct mbt6 *m)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts,
 		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
-	size_t entries = mbt6_entries(TEST_V6TABLE_UNITS);
+	/* Whole elements, as maps/table6.c sizes its maps. */
+	size_t entries = (mbt6_entries(TEST_V6TABLE_UNITS) + MBT6_PER_ELEM - 1) /
+			 MBT6_PER_ELEM * MBT6_PER_ELEM;
 	struct fix *f = t->f;
 	__u32 zero = 0;
 	void *mem;
@@ -318,7 +320,13 @@ int v6table(struct t *t, struct mbt6 *m)
 	if (bpf_map_update_elem(bpf_map__fd(f->skel->maps.table_v6), &zero,
 				&f->table6, BPF_ANY))
 		return fail(t, "IPv6 table slot: %s", strerror(errno));
-	return 0;
+	return set_table6_format(t, 0, MBT6_FORMAT);
+}
+
+int set_table6_format(struct t *t, __u32 gen, __u8 format)
+{
+	t->f->cfg.table6_format[gen] = format;
+	return write_config(t);
 }
 
 int use_table(struct t *t, int gen)

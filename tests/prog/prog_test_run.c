@@ -376,7 +376,25 @@ static int v6table_node_outside_map_uses_trie(struct t *t)
 	if (v6table_with(t, "2001:db8:1::/48", 3, &m) ||
 	    mk_v6(t, &p, "2001:db8:1::5", 0, NULL, 0))
 		return -1;
-	m.t[0x2001] = MBT6_CHILD | MBT6_DIRECT | (TEST_V6TABLE_UNITS + 100000);
+	m.t[0x2001] = MBT6_CHILD | MBT6_DIRECT | (m.units + 1000);
+	return expect_class(t, &p, 1);
+}
+
+/*
+ * A table config says is of another format (a newer build's) is not
+ * read: the trie answers.  And none at all (format 0) likewise.
+ */
+static int v6table_other_format_uses_trie(struct t *t)
+{
+	struct mbt6 m;
+	struct pkt p;
+
+	if (v6table_with(t, "2001:db8:1::/48", 3, &m) ||
+	    mk_v6(t, &p, "2001:db8:1::5", 0, NULL, 0) ||
+	    expect_class(t, &p, 3) ||
+	    set_table6_format(t, 0, MBT6_FORMAT + 1) ||
+	    expect_class(t, &p, 1) || set_table6_format(t, 0, 0))
+		return -1;
 	return expect_class(t, &p, 1);
 }
 
@@ -905,6 +923,7 @@ static const struct test_case tests[] = {
 	TEST(v6table_gives_class, BOTH),
 	TEST(v6table_miss_gives_default, BOTH),
 	TEST(v6table_ask_trie_uses_trie, BOTH),
+	TEST(v6table_other_format_uses_trie, BOTH),
 	TEST(v6table_node_outside_map_uses_trie, BOTH),
 	TEST(vlan_v4_match, BOTH),
 	TEST(qinq_v4_match, BOTH),
