@@ -409,6 +409,7 @@ struct bench_walk6 {
 	struct cls_v6table_cur c;
 	__u64 hi, lo;
 	__u32 e;
+	bool skip; /* e is two levels down: past a RANGE2 */
 	int r;
 };
 
@@ -416,15 +417,29 @@ static long bench_walk6_step(__u32 i, void *data)
 {
 	struct bench_walk6 *w = data;
 
+	if (w->skip) {
+		w->skip = false;
+		return 0;
+	}
 	if (!(w->e & MBT6_CHILD)) {
 		w->r = w->e & MBT6_CLASS_MASK;
 		return 1;
 	}
 	if (w->e == MBT6_ASK_TRIE || i >= MBT6_MAX_DEPTH)
 		return 1;
-	w->e = cls_v6table_step(&w->c, w->e,
-				cls_v6table_slot(w->hi, w->lo, i + 1),
-				BENCH_V6_PER_8);
+	if ((w->e & MBT6_KINDS) != MBT6_RANGE2) {
+		w->e = cls_v6table_step(&w->c, w->e,
+					cls_v6table_slot(w->hi, w->lo, i + 1),
+					BENCH_V6_PER_8);
+		return 0;
+	}
+	if (i + 1 >= MBT6_MAX_DEPTH)
+		return 1;
+	w->e = cls_v6table_range2(&w->c, w->e,
+				  cls_v6table_slot(w->hi, w->lo, i + 1) << 8 |
+					  cls_v6table_slot(w->hi, w->lo, i + 2),
+				  BENCH_V6_PER_8);
+	w->skip = true;
 	return 0;
 }
 

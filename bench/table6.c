@@ -180,9 +180,10 @@ static int table_for(struct tmap *t, struct mbt6 *m, const struct gen_table *g,
 	printf("{\"part\":\"t6build\",\"n\":%zu,\"table\":\"%s\","
 	       "\"count_ms\":%.1f,\"fill_ms\":%.1f,\"units\":%zu,"
 	       "\"used\":%zu,\"direct\":%zu,\"range\":%zu,\"tiny\":%zu,"
+	       "\"range2\":%zu,"
 	       "\"ask_trie\":%zu,\"bytes\":%zu,\"used_bytes\":%zu}\n",
 	       g->n, name, count_ms, fill_ms, u.units, u.used, u.direct,
-	       u.range, u.tiny, u.ask_trie, u.bytes,
+	       u.range, u.tiny, u.range2, u.ask_trie, u.bytes,
 	       mbt6_entries(u.used) * sizeof(__u32));
 	return u.ask_trie ? -ENOSPC : 0;
 }
@@ -231,7 +232,8 @@ static unsigned int path_lines(const struct mbt6_path *p, __u32 *out)
 static void paths(struct set6 *s)
 {
 	size_t nodes[MBT6_MAX_DEPTH + 2] = {0}, direct = 0, range = 0;
-	size_t tiny = 0, lines = 0, reads = 0, i, n = 0, k, distinct;
+	size_t tiny = 0, range2 = 0, lines = 0, reads = 0, i, n = 0, k;
+	size_t distinct;
 	__u32 *all = malloc(SPREAD * MBT6_PATH_READS * sizeof(*all));
 	struct mbt6_path p, hot;
 	bool ask;
@@ -245,8 +247,8 @@ static void paths(struct set6 *s)
 	s->has_nodes[0] = p.reads == 1;
 	for (i = 0; i < SPREAD; i++) {
 		mbt6_lookup(&s->m[SHAPE_8], s->spread[i], &ask, &p);
-		nodes[p.direct + p.range + p.tiny]++;
-		k = p.direct + p.range + p.tiny;
+		k = p.direct + p.range + p.tiny + p.range2;
+		nodes[k]++;
 		if (k <= NODES_MAX && !s->has_nodes[k] &&
 		    k == p.direct + p.range) {
 			/* DIRECT and RANGE nodes only, the slot inside */
@@ -256,6 +258,7 @@ static void paths(struct set6 *s)
 		direct += p.direct;
 		range += p.range;
 		tiny += p.tiny;
+		range2 += p.range2;
 		reads += p.reads;
 		k = path_lines(&p, all + n);
 		lines += k;
@@ -266,14 +269,17 @@ static void paths(struct set6 *s)
 		distinct += !i || all[i] != all[i - 1];
 	free(all);
 	printf("{\"part\":\"t6path\",\"n\":%zu,\"hot_direct\":%u,"
-	       "\"hot_range\":%u,\"hot_tiny\":%u,\"hot_reads\":%u,"
+	       "\"hot_range\":%u,\"hot_tiny\":%u,\"hot_range2\":%u,"
+	       "\"hot_reads\":%u,"
 	       "\"spread_direct\":%.3f,\"spread_range\":%.3f,"
-	       "\"spread_tiny\":%.3f,\"spread_reads\":%.3f,"
+	       "\"spread_tiny\":%.3f,\"spread_range2\":%.3f,"
+	       "\"spread_reads\":%.3f,"
 	       "\"spread_lines\":%.3f,\"spread_distinct_lines\":%zu,"
 	       "\"spread_nodes\":[",
-	       s->n, hot.direct, hot.range, hot.tiny, hot.reads,
+	       s->n, hot.direct, hot.range, hot.tiny, hot.range2, hot.reads,
 	       (double)direct / SPREAD, (double)range / SPREAD,
-	       (double)tiny / SPREAD, (double)reads / SPREAD,
+	       (double)tiny / SPREAD, (double)range2 / SPREAD,
+	       (double)reads / SPREAD,
 	       (double)lines / SPREAD, distinct);
 	for (i = 0; i <= MBT6_MAX_DEPTH; i++)
 		printf("%s%zu", i ? "," : "", nodes[i]);

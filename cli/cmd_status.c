@@ -153,6 +153,10 @@ static void status_text(struct cli *c, const struct status *st)
 	if (t->v6.on)
 		printf("%zu of %zu units, %.1f MiB\n", t->v6.used, t->v6.units,
 		       t->v6.bytes / 1048576.0);
+	else if (t->v6.foreign_format)
+		printf("in format %u, which this build cannot read (the trie "
+		       "answers)\n",
+		       t->v6.foreign_format);
 	else
 		printf("off\n");
 	if (sy->last_resync) {

@@ -31,6 +31,9 @@ void cli_table_json(struct json_writer *jw, const struct cls_table_info *t)
 	jw_uint_field(jw, "units_used", t->v6.used);
 	jw_uint_field(jw, "ask_trie", t->v6.ask_trie);
 	jw_uint_field(jw, "bytes", t->v6.bytes);
+	jw_uint_field(jw, "format", t->v6.format);
+	/* A table in a format this build cannot read, 0: none. */
+	jw_uint_field(jw, "foreign_format", t->v6.foreign_format);
 	jw_end_object(jw);
 	jw_end_object(jw);
 }
@@ -68,6 +71,9 @@ static int table_show(struct cli *c, int argc, char **argv)
 		printf("ipv6     on: %zu of %zu units used, %zu slots answered by the trie, %.1f MiB\n",
 		       t.v6.used, t.v6.units, t.v6.ask_trie,
 		       t.v6.bytes / 1048576.0);
+	else if (t.v6.foreign_format)
+		printf("ipv6     in format %u, which this build cannot read: the trie answers\n",
+		       t.v6.foreign_format);
 	else
 		printf("ipv6     off: the trie answers\n");
 	return 0;

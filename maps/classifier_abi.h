@@ -180,12 +180,23 @@ struct cls_config {
  *           0xff past the last run), entries 2..7 the runs' values (the
  *           last repeated), so a lookup reads the starts, counts those
  *           <= the slot (capped at 5) and reads that run: two reads in
- *           one cache line.
+ *           one cache line;
+ *   RANGE2: 1 unit for a node whose slots all hold one value but one,
+ *           and that one a RANGE node with the same value outside its
+ *           range (a lone /48 in its /32): the two levels as one RANGE
+ *           over the 16 bits of address bytes d + 1 and d + 2.  Entry 0
+ *           is lo | hi << 16, entry 1 the value inside, entry 2 the one
+ *           outside, and the walk goes on at depth d + 2 (format 2).
  * An entry is a leaf ((prefix length + 1) << 12 | class index; 0: no
  * route), a node (MBT6_CHILD | kind | unit), or MBT6_ASK_TRIE where the
  * pool had no room: the trie answers for that range.
  */
-#define MBT6_FORMAT	  1 /* cls_config.table6_format */
+/*
+ * cls_config.table6_format: what this build writes, and the oldest it
+ * reads (format 1 is format 2 without RANGE2 nodes).
+ */
+#define MBT6_FORMAT	  2
+#define MBT6_FORMAT_OLDEST 1
 #define MBT6_PER_ELEM	  (1U << 20)
 #define MBT6_L1_BITS	  16
 #define MBT6_L1_ENTRIES	  (1U << MBT6_L1_BITS)
@@ -200,6 +211,8 @@ struct cls_config {
 #define MBT6_CHILD	0x80000000U
 #define MBT6_DIRECT	0x40000000U
 #define MBT6_RANGE	0x20000000U
+#define MBT6_KINDS	(MBT6_DIRECT | MBT6_RANGE)
+#define MBT6_RANGE2	MBT6_KINDS /* both bits */
 #define MBT6_RANGE_IN	1 /* entries of a RANGE unit */
 #define MBT6_RANGE_OUT	2
 #define MBT6_UNIT_MASK	0x0FFFFFFFU /* entry indices stay below 2^32 */

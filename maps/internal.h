@@ -33,8 +33,9 @@ int cls_live_fd(struct cls_maps *m, enum cls_slotted s);
 /* Map the live IPv4 table into m->table; m->table.fd < 0: none. */
 int cls_live_table(struct cls_maps *m);
 /*
- * The same for the IPv6 table, into m->table6; -EPROTO for a table of a
- * format this build does not know.
+ * The same for the IPv6 table, into m->table6.  A table in a format this
+ * build does not know is none (m->table6_foreign says which); one that
+ * holds the lock takes it out of its slot.
  */
 int cls_live_table6(struct cls_maps *m);
 /* Slot gen's IPv6 table: ours (table) or none; written before a publish. */

@@ -138,35 +138,70 @@ int cls_table6_format_set(struct cls_maps *m, __u32 gen, bool table)
 	return cls_config_write(m, &cfg);
 }
 
-/* Only a table of our format is ours to read and write. */
-static int table6_format_check(struct cls_maps *m)
+/*
+ * A table in a format this build does not know (a newer build wrote it)
+ * is none to us: a reader leaves it alone; a writer takes it out of its
+ * slot before it changes routes the table would then not show, and the
+ * upkeep at the end of the change builds one in our format.
+ */
+static int table6_foreign(struct cls_maps *m, __u8 format)
 {
-	struct cls_config cfg;
-	int err = cls_config_read(m, &cfg);
+	int err;
 
+	m->table6_foreign = format;
+	if (!m->locked)
+		return 0;
+	err = cls_slot_clear(m, CLS_S_TABLE_V6, m->gen);
 	if (err)
 		return err;
-	if (cfg.table6_format[m->gen] == MBT6_FORMAT)
-		return 0;
-	cls_set_error("%s: the IPv6 table is in format %u, this classifier "
-		      "knows format %u: use the classifier that wrote it",
-		      m->root, cfg.table6_format[m->gen], MBT6_FORMAT);
-	return -EPROTO;
+	close(m->live[CLS_S_TABLE_V6]);
+	m->live[CLS_S_TABLE_V6] = -1;
+	m->table6_foreign = 0;
+	cls_notify(m,
+		   "took out an IPv6 table in format %u, which this classifier "
+		   "does not know (it writes format %u); the trie answers until "
+		   "a table is built",
+		   format, MBT6_FORMAT);
+	return 0;
 }
 
 int cls_live_table6(struct cls_maps *m)
 {
+	struct cls_config cfg;
 	int fd, err;
 
 	if (m->table6.fd >= 0)
 		return 0;
+	m->table6_foreign = 0;
 	fd = cls_live_fd(m, CLS_S_TABLE_V6);
 	if (fd == -ENOENT)
 		return 0;
 	if (fd < 0)
 		return fd;
-	err = table6_format_check(m);
-	return err ? err : cls_table6_map(&m->table6, fd);
+	err = cls_config_read(m, &cfg);
+	if (err)
+		return err;
+	if (cfg.table6_format[m->gen] < MBT6_FORMAT_OLDEST ||
+	    cfg.table6_format[m->gen] > MBT6_FORMAT)
+		return table6_foreign(m, cfg.table6_format[m->gen]);
+	if (cfg.table6_format[m->gen] < MBT6_FORMAT && m->locked) {
+		/*
+		 * An older build's table: ours to read, but a change may add
+		 * nodes its programs do not know.  Those must see a format
+		 * they do not know first (and ask the trie), and be done
+		 * with the table.
+		 */
+		cfg.table6_format[m->gen] = MBT6_FORMAT;
+		err = cls_config_write(m, &cfg);
+		if (!err)
+			err = cls_wait_for_programs(m);
+		if (err)
+			return err;
+	}
+	err = cls_table6_map(&m->table6, fd);
+	if (!err)
+		m->table6.format = cfg.table6_format[m->gen];
+	return err;
 }
 
 int cls_wait_for_programs(struct cls_maps *m)

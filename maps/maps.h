@@ -77,6 +77,7 @@ struct cls_table {
 /* A mapped IPv6 table (maps/table6.c). */
 struct cls_table6 {
 	int fd;
+	unsigned int format; /* as config says (MBT6_FORMAT_OLDEST..) */
 	struct mbt6 m;
 	void *mem;
 	size_t len;
@@ -96,6 +97,7 @@ struct cls_maps {
 	int live[CLS_NR_SLOTTED]; /* -1: not looked up (or no table) */
 	struct cls_table table;	  /* the live IPv4 table, if it has one */
 	struct cls_table6 table6; /* the live IPv6 table, if it has one */
+	__u8 table6_foreign;	  /* else the format of one we cannot read */
 	struct cls_counter *stats_mem;
 	size_t stats_len;
 	struct cls_catalog *catalog;
@@ -288,6 +290,9 @@ struct cls_table_info {
 		size_t used;	 /* units in use */
 		size_t ask_trie; /* slots left to the trie for want of room */
 		size_t bytes;
+		unsigned int format; /* of the table, when on */
+		/* !on: the format of a table this build cannot read, or 0 */
+		unsigned int foreign_format;
 	} v6;
 };
 int cls_table_info(struct cls_maps *m, struct cls_table_info *t);

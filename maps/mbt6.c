@@ -27,7 +27,6 @@ typedef unsigned __int128 u128;
 
 #define NO_ROUTE 0U
 #define NO_UNIT	 0xFFFFFFFFU
-#define KINDS	 (MBT6_DIRECT | MBT6_RANGE)
 
 /* The runs of equal slots of a node, as far as MBT6_TINY_RUNS of them. */
 struct runs {
@@ -54,7 +53,7 @@ static inline bool is_node(__u32 e)
 
 static inline __u32 kind(__u32 e)
 {
-	return e & KINDS;
+	return e & MBT6_KINDS;
 }
 
 static inline __u32 node_ref(__u32 unit, __u32 kind)
@@ -105,8 +104,7 @@ static __u32 *node_mem(const struct mbt6 *m, __u32 e)
 	__u32 u = e & MBT6_UNIT_MASK;
 	__u32 n = kind(e) == MBT6_DIRECT ? MBT6_DIRECT_UNITS : 1;
 
-	if (!m->t || !is_node(e) || kind(e) == KINDS || u >= m->units ||
-	    m->units - u < n)
+	if (!m->t || !is_node(e) || u >= m->units || m->units - u < n)
 		return NULL;
 	return m->t + MBT6_L1_ENTRIES + (size_t)u * MBT6_UNIT_ENTRIES;
 }
@@ -152,6 +150,20 @@ static __u32 node_slot(const __u32 *p, __u32 e, unsigned int s)
 	return node_read(p, e, s, 0, NULL);
 }
 
+/* What the data path reads in a RANGE2 node for key (two address bytes). */
+static __u32 range2_read(const __u32 *p, unsigned int key, __u32 base,
+			 struct mbt6_path *path)
+{
+	unsigned int lo = p[0] & 0xffff, hi = p[0] >> 16;
+	__u32 at = key - lo <= hi - lo ? MBT6_RANGE_IN : MBT6_RANGE_OUT;
+
+	if (path && path->reads + 2 <= MBT6_PATH_READS) {
+		path->entry[path->reads++] = base;
+		path->entry[path->reads++] = base + at;
+	}
+	return p[at];
+}
+
 static void decode(const __u32 *p, __u32 e, __u32 *slot)
 {
 	unsigned int s;
@@ -170,8 +182,15 @@ int mbt6_node_slots(const struct mbt6 *m, __u32 e, __u32 *slot)
 
 	if (!p)
 		return -EINVAL;
+	if (kind(e) == MBT6_RANGE2)
+		return -EOPNOTSUPP;
 	decode(p, e, slot);
 	return 0;
+}
+
+const __u32 *mbt6_node_mem(const struct mbt6 *m, __u32 e)
+{
+	return node_mem(m, e);
 }
 
 /* The runs of 256 slots; r->n counts them all. */
@@ -285,9 +304,10 @@ static __u32 *free_list(struct mbt6 *m, bool direct, __u32 **count)
 
 static __u32 *node_count(struct mbt6 *m, __u32 kind)
 {
-	return kind == MBT6_DIRECT  ? &m->hdr->direct
-	       : kind == MBT6_RANGE ? &m->hdr->range
-				    : &m->hdr->tiny;
+	return kind == MBT6_DIRECT   ? &m->hdr->direct
+	       : kind == MBT6_RANGE  ? &m->hdr->range
+	       : kind == MBT6_RANGE2 ? &m->hdr->range2
+				     : &m->hdr->tiny;
 }
 
 /* A unit for a new node of kind k, or NO_UNIT when the pool is full. */
@@ -347,6 +367,12 @@ static void retire_tree(struct mbt6 *m, __u32 e)
 
 	if (!p)
 		return;
+	if (kind(e) == MBT6_RANGE2) {
+		if (is_node(p[MBT6_RANGE_IN]))
+			retire_tree(m, p[MBT6_RANGE_IN]);
+		retire(m, e);
+		return;
+	}
 	decode(p, e, slot);
 	for (s = 0; s < MBT6_SLOTS; s++)
 		if (is_node(slot[s]) && (s == 0 || slot[s] != slot[s - 1]))
@@ -354,21 +380,35 @@ static void retire_tree(struct mbt6 *m, __u32 e)
 	retire(m, e);
 }
 
+/* Node e back on its free list: nobody can be reading it. */
+static void free_node(struct mbt6 *m, __u32 e)
+{
+	__u32 *count, *head, *p = node_mem(m, e);
+
+	if (!p)
+		return;
+	head = free_list(m, kind(e) == MBT6_DIRECT, &count);
+	p[0] = *head;
+	*head = (e & MBT6_UNIT_MASK) + 1;
+	(*count)++;
+}
+
+/* A node made and never published: free at once. */
+static void unalloc(struct mbt6 *m, __u32 e)
+{
+	if (!node_mem(m, e))
+		return;
+	(*node_count(m, kind(e)))--;
+	free_node(m, e);
+}
+
 void mbt6_reclaim(struct mbt6 *m)
 {
 	struct mbt6_hdr *h = m->hdr;
-	__u32 i, e, *count, *head, *p;
+	__u32 i;
 
-	for (i = 0; i < h->n_limbo && i < MBT6_LIMBO; i++) {
-		e = h->limbo[i];
-		p = node_mem(m, e);
-		if (!p)
-			continue;
-		head = free_list(m, kind(e) == MBT6_DIRECT, &count);
-		p[0] = *head;
-		*head = (e & MBT6_UNIT_MASK) + 1;
-		(*count)++;
-	}
+	for (i = 0; i < h->n_limbo && i < MBT6_LIMBO; i++)
+		free_node(m, h->limbo[i]);
 	h->n_limbo = 0;
 }
 
@@ -394,18 +434,144 @@ static bool new_node(struct mbt6 *m, const __u32 *slot, const struct runs *r,
 	return true;
 }
 
+/* --- RANGE2: a lone range two levels down ------------------------------ */
+
+/*
+ * Of a RANGE node's runs c, the one run that is not out: *lo, *hi, *in.
+ * False when the node holds out in more than one run, or not at all.
+ */
+static bool one_run_in(const struct runs *c, __u32 out, unsigned int *lo,
+		       unsigned int *hi, __u32 *in)
+{
+	if (c->n == 3 && c->v[0] == out && c->v[2] == out) {
+		*lo = c->start[1];
+		*hi = c->start[2] - 1U;
+		*in = c->v[1];
+	} else if (c->n == 2 && c->v[0] == out) {
+		*lo = c->start[1];
+		*hi = MBT6_SLOTS - 1;
+		*in = c->v[1];
+	} else if (c->n == 2 && c->v[1] == out) {
+		*lo = 0;
+		*hi = c->start[1] - 1U;
+		*in = c->v[0];
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The slot of a node (runs r) whose slots all hold one value, *out, but
+ * that one, a node; -1 if it is not such a node.
+ */
+static int lone_child(const struct runs *r, __u32 *out)
+{
+	int x = -1;
+
+	if (r->n == 3 && r->v[0] == r->v[2] && r->start[2] - r->start[1] == 1)
+		x = r->start[1], *out = r->v[0];
+	else if (r->n == 2 && r->start[1] == 1)
+		x = 0, *out = r->v[1];
+	else if (r->n == 2 && r->start[1] == MBT6_SLOTS - 1)
+		x = MBT6_SLOTS - 1, *out = r->v[0];
+	return x >= 0 && !is_node(*out) ? x : -1;
+}
+
+/* A RANGE2's entries: the range x:lo..x:hi holds in, the rest out. */
+static void range2_entries(__u32 *ent, unsigned int x, unsigned int lo,
+			   unsigned int hi, __u32 in, __u32 out)
+{
+	ent[0] = (x << 8 | lo) | (x << 8 | hi) << 16;
+	ent[1] = in;
+	ent[2] = out;
+}
+
+/*
+ * Is a node with these slots (runs r) a RANGE2?  Its one node slot must
+ * hold a RANGE node (not a RANGE2: those do not chain) with out in all
+ * but one run.  Fills its entries and the node it takes in.
+ */
+static bool range2_of(const struct mbt6 *m, const __u32 *slot,
+		      const struct runs *r, __u32 *ent, __u32 *child)
+{
+	__u32 c[MBT6_SLOTS], out, in;
+	unsigned int lo, hi;
+	const __u32 *p;
+	struct runs cr;
+	int x;
+
+	if (m->all_direct || (x = lone_child(r, &out)) < 0)
+		return false;
+	*child = slot[x];
+	if (!is_node(*child) || kind(*child) != MBT6_RANGE ||
+	    !(p = node_mem(m, *child)))
+		return false;
+	decode(p, *child, c);
+	slot_runs(c, &cr);
+	if (!one_run_in(&cr, out, &lo, &hi, &in))
+		return false;
+	range2_entries(ent, (unsigned int)x, lo, hi, in, out);
+	return true;
+}
+
+/* A new RANGE2 node of these entries; false: no room. */
+static bool new_range2(struct mbt6 *m, const __u32 *ent, __u32 *ref)
+{
+	__u32 u = alloc_node(m, MBT6_RANGE2), *p;
+
+	if (u == NO_UNIT)
+		return false;
+	*ref = node_ref(u, MBT6_RANGE2);
+	p = node_mem(m, *ref);
+	memset(p, 0, MBT6_UNIT_ENTRIES * sizeof(*p));
+	memcpy(p, ent, 3 * sizeof(*p));
+	return true;
+}
+
+/*
+ * The 256 slots of the RANGE2 node at p, its range taken out into a new
+ * RANGE node of depth d + 1 (not yet published); false: no room.
+ */
+static bool range2_expand(struct mbt6 *m, const __u32 *p, __u32 *slot,
+			  __u32 *child)
+{
+	unsigned int lo = p[0] & 0xffff, hi = p[0] >> 16, s;
+	__u32 c[MBT6_SLOTS];
+	struct runs r;
+
+	if (lo >> 8 != hi >> 8 || lo > hi)
+		return false;
+	for (s = 0; s < MBT6_SLOTS; s++)
+		c[s] = s >= (lo & 0xff) && s <= (hi & 0xff) ? p[MBT6_RANGE_IN]
+							      : p[MBT6_RANGE_OUT];
+	slot_runs(c, &r);
+	if (!new_node(m, c, &r, child))
+		return false;
+	for (s = 0; s < MBT6_SLOTS; s++)
+		slot[s] = p[MBT6_RANGE_OUT];
+	slot[lo >> 8] = *child;
+	return true;
+}
+
 /*
  * A node of depth d with these slots, if it needs one and there is room:
  * *v is then the entry for it, or the leaf it stands for.
  */
 static bool try_encode(struct mbt6 *m, const __u32 *slot, int d, __u32 *v)
 {
+	__u32 ent[3], child;
 	struct runs r;
 
 	slot_runs(slot, &r);
 	if (uniform(r.n, slot[0], d, v))
 		return true;
-	return new_node(m, slot, &r, v);
+	if (!range2_of(m, slot, &r, ent, &child))
+		return new_node(m, slot, &r, v);
+	if (!new_range2(m, ent, v))
+		return false;
+	retire(m, child); /* taken in */
+	return true;
 }
 
 /* As try_encode; without room the trie answers, the subtrees retire. */
@@ -508,11 +674,25 @@ static bool apply_slots(struct mbt6 *m, __u32 *slot, int d, const struct op *op)
  */
 static __u32 apply_node(struct mbt6 *m, __u32 e, int d, const struct op *op)
 {
-	__u32 slot[MBT6_SLOTS], *p = node_mem(m, e), v;
+	__u32 slot[MBT6_SLOTS], *p = node_mem(m, e), v, child;
 	unsigned int runs;
 
 	if (!p)
 		return MBT6_ASK_TRIE;
+	if (kind(e) == MBT6_RANGE2) {
+		/* Two levels again, the lower one new, then as any node. */
+		if (!range2_expand(m, p, slot, &child)) {
+			m->hdr->ask_trie++;
+			retire_tree(m, e);
+			return MBT6_ASK_TRIE;
+		}
+		if (!apply_slots(m, slot, d, op)) {
+			unalloc(m, child);
+			return e;
+		}
+		retire(m, e);
+		return encode(m, slot, d);
+	}
 	if (kind(e) == MBT6_DIRECT) {
 		if (!apply_slots(m, p, d, op))
 			return e;
@@ -587,6 +767,15 @@ __u32 mbt6_lookup(const struct mbt6 *m, const __u8 addr[16], bool *ask_trie,
 		p = node_mem(m, e);
 		if (!p)
 			return 0;
+		if (kind(e) == MBT6_RANGE2) {
+			if (d >= MBT6_MAX_DEPTH)
+				return 0;
+			path->range2++;
+			e = range2_read(p, slot_at(a, d) << 8 | slot_at(a, d + 1),
+					(__u32)(p - m->t), path);
+			d++;
+			continue;
+		}
 		if (kind(e) == MBT6_DIRECT)
 			path->direct++;
 		else if (kind(e) == MBT6_RANGE)
@@ -644,6 +833,7 @@ void mbt6_usage(const struct mbt6 *m, struct mbt6_usage *u)
 	u->direct = h->direct;
 	u->range = h->range;
 	u->tiny = h->tiny;
+	u->range2 = h->range2;
 	u->limbo = h->n_limbo;
 	u->leaked = h->leaked;
 	u->ask_trie = h->ask_trie;
@@ -694,19 +884,58 @@ static void fill_put(struct mbt6_fill *f, int d, unsigned int first,
 		nd->slot[s] = v;
 }
 
+/*
+ * Node d, of runs r, as a RANGE2 taking in the node of depth d + 1 that
+ * closed last (try_encode decides the same way on a whole node); writes
+ * it if there is a table.  False: not a RANGE2.
+ */
+static bool fill_range2(struct mbt6_fill *f, int d, const struct runs *r,
+			__u32 *v)
+{
+	const struct mbt6_fill_range *c = &f->last[d + 1];
+	struct runs cr = {.n = c->n};
+	__u32 ent[3], out, in;
+	unsigned int lo, hi;
+	int x;
+
+	if (f->m->all_direct || !c->ok || (x = lone_child(r, &out)) < 0 ||
+	    r->v[r->n == 2 && x == 0 ? 0 : 1] != c->ref)
+		return false;
+	memcpy(cr.start, c->start, sizeof(cr.start));
+	memcpy(cr.v, c->v, sizeof(cr.v));
+	if (!one_run_in(&cr, out, &lo, &hi, &in))
+		return false;
+	f->range--;
+	f->range2++;
+	*v = node_ref(++f->made & MBT6_UNIT_MASK, 0);
+	if (!f->m->t)
+		return true;
+	/* The node taken in was never published: its unit goes first. */
+	unalloc(f->m, c->ref);
+	range2_entries(ent, (unsigned int)x, lo, hi, in, out);
+	if (!new_range2(f->m, ent, v)) {
+		f->m->hdr->ask_trie++;
+		*v = MBT6_ASK_TRIE;
+	}
+	return true;
+}
+
 /* Node d is complete: its entry goes into its parent. */
 static void fill_close(struct mbt6_fill *f, int d)
 {
 	struct mbt6_fill_node *n = &f->node[d];
+	struct mbt6_fill_range *last = &f->last[d];
 	bool dense = n->runs > tiny_runs(f->m);
 	struct runs r = {.n = n->runs};
-	__u32 v, k;
+	__u32 v, k = 0;
 
 	if (!dense) {
 		memcpy(r.start, n->start, sizeof(r.start));
 		memcpy(r.v, n->run, sizeof(r.v));
 	}
-	if (!uniform(r.n, dense ? n->slot[0] : r.v[0], d, &v)) {
+	last->ok = false;
+	if (!uniform(r.n, dense ? n->slot[0] : r.v[0], d, &v) &&
+	    (dense || !fill_range2(f, d, &r, &v))) {
 		k = kind_of(&r, tiny_runs(f->m));
 		if (k == MBT6_DIRECT)
 			f->direct++;
@@ -716,12 +945,17 @@ static void fill_close(struct mbt6_fill *f, int d)
 			f->tiny++;
 		/* Counting only: still a reference of its own, so that the
 		 * parent counts its runs right. */
-		v = node_ref((f->direct + f->range + f->tiny) & MBT6_UNIT_MASK,
-			     0);
+		v = node_ref(++f->made & MBT6_UNIT_MASK, 0);
 		if (f->m->t && !new_node(f->m, n->slot, &r, &v)) {
 			f->m->hdr->ask_trie++;
 			v = MBT6_ASK_TRIE;
 		}
+		/* What a RANGE2 parent needs to know of it. */
+		last->ok = k == MBT6_RANGE && v != MBT6_ASK_TRIE;
+		last->ref = v;
+		last->n = r.n;
+		memcpy(last->start, r.start, sizeof(last->start));
+		memcpy(last->v, r.v, sizeof(last->v));
 	}
 	if (d > 1)
 		fill_put(f, d - 1, slot_at(n->base, d - 1), 1, v);

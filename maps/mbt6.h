@@ -41,7 +41,8 @@ struct mbt6_hdr {
 	__u32 ask_trie; /* slots left to the trie for want of room */
 	__u32 leaked;	/* retired with limbo full: back on a rebuild */
 	__u32 n_limbo;
-	__u32 pad[2];
+	__u32 range2;
+	__u32 pad;
 	__u32 limbo[MBT6_LIMBO]; /* node references */
 };
 #define MBT6_MAGIC	 0x4d423601 /* "MB6", version 1 */
@@ -88,7 +89,7 @@ int mbt6_del(struct mbt6 *m, const __u8 addr[16], unsigned int len,
  */
 #define MBT6_PATH_READS (1 + 3 * MBT6_MAX_DEPTH)
 struct mbt6_path {
-	unsigned int direct, range, tiny;
+	unsigned int direct, range, tiny, range2;
 	unsigned int reads;
 	__u32 entry[MBT6_PATH_READS];
 };
@@ -100,7 +101,7 @@ void mbt6_reclaim(struct mbt6 *m);
 
 struct mbt6_usage {
 	size_t units, used; /* pool capacity; units not free */
-	size_t direct, range, tiny, limbo, leaked; /* nodes */
+	size_t direct, range, tiny, range2, limbo, leaked; /* nodes */
 	size_t ask_trie;			   /* slots */
 	size_t bytes;				   /* of the whole map */
 };
@@ -122,6 +123,19 @@ struct mbt6_fill_node {
 	__u32 slot[MBT6_SLOTS];	    /* every slot, once they do not */
 };
 
+/*
+ * A closed node a RANGE2 parent may take in: a RANGE node whose slots
+ * all hold out but the run [lo, hi] of in (MBT6_RANGE2 in
+ * classifier_abi.h).
+ */
+struct mbt6_fill_range {
+	bool ok;
+	__u32 ref; /* the node's entry (counting only: a stand-in) */
+	unsigned int n;		   /* its runs, at most 3 */
+	__u8 start[3];
+	__u32 v[3];
+};
+
 struct mbt6_fill {
 	struct mbt6 *m;
 	unsigned __int128 next; /* first address not yet written */
@@ -133,7 +147,10 @@ struct mbt6_fill {
 	} open[129];
 	int deep; /* nodes 1..deep are open */
 	struct mbt6_fill_node node[MBT6_MAX_DEPTH + 1]; /* 1..MAX_DEPTH */
-	size_t direct, range, tiny;			/* nodes made */
+	/* [d]: the node of depth d closed last, if a RANGE2 may take it in */
+	struct mbt6_fill_range last[MBT6_MAX_DEPTH + 2];
+	size_t direct, range, tiny, range2;		/* nodes made */
+	__u32 made; /* counting only: stand-in references handed out */
 };
 
 void mbt6_fill_begin(struct mbt6_fill *f, struct mbt6 *m);
@@ -143,10 +160,15 @@ void mbt6_fill_end(struct mbt6_fill *f);
 /* Pool units the filled routes take. */
 static inline size_t mbt6_fill_units(const struct mbt6_fill *f)
 {
-	return f->direct * MBT6_DIRECT_UNITS + f->range + f->tiny;
+	return f->direct * MBT6_DIRECT_UNITS + f->range + f->tiny + f->range2;
 }
 
-/* The 256 slots of node e; -EINVAL if e is no node inside the pool. */
+/*
+ * The 256 slots of node e; -EINVAL if e is no node inside the pool,
+ * -EOPNOTSUPP for a RANGE2 node (two levels: mbt6_node_mem).
+ */
 int mbt6_node_slots(const struct mbt6 *m, __u32 e, __u32 *slot);
+/* The entries of node e, NULL if e is no node inside the pool. */
+const __u32 *mbt6_node_mem(const struct mbt6 *m, __u32 e);
 
 #endif

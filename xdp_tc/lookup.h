@@ -100,8 +100,9 @@ static __always_inline int cls_lookup_class(const struct cls_pkt *pkt,
 	if (pkt->family == CLS_FAMILY_V4) {
 		idx = cls_lookup_dir24(pkt, gen);
 	} else {
-		/* A table of another build's format: the trie answers. */
-		table = cfg && cfg->table6_format[gen] == MBT6_FORMAT ?
+		/* A table of a format we do not know: the trie answers. */
+		table = cfg && (__u32)cfg->table6_format[gen] - MBT6_FORMAT_OLDEST <=
+					MBT6_FORMAT - MBT6_FORMAT_OLDEST ?
 				bpf_map_lookup_elem(&table_v6, &gen) :
 				NULL;
 		idx = table ? cls_lookup_v6table(table, pkt->addr) : -1;

@@ -6,8 +6,8 @@
  * lookup in an inner array: every element the walk touches costs a helper
  * call.  So elements are large (4 MiB) and reads go through a cursor that
  * remembers the last element it looked up: reads inside it are loads.
- * The walk reads one entry per DIRECT node, one or two per RANGE node and
- * two, side by side, per TINY node.
+ * The walk reads one entry per DIRECT node, one or two per RANGE or RANGE2
+ * node and two, side by side, per TINY node.
  */
 #ifndef CLS_LOOKUP6_H
 #define CLS_LOOKUP6_H
@@ -79,6 +79,27 @@ static __always_inline __u32 cls_v6table_slot(__u64 hi, __u64 lo, __u32 d)
 }
 
 /*
+ * A RANGE2 node e of depth d: key is address bytes d + 1 and d + 2, and
+ * the entry returned is of depth d + 2.
+ */
+static __always_inline __u32 cls_v6table_range2(struct cls_v6table_cur *c,
+						__u32 e, __u32 key, __u32 per)
+{
+	__u32 idx = MBT6_L1_ENTRIES + (e & MBT6_UNIT_MASK) * MBT6_UNIT_ENTRIES;
+	__u32 range, *p = cls_v6table_at(c, idx, per);
+
+	if (!p)
+		return MBT6_ASK_TRIE;
+	p += idx % per & ~1U;
+	range = p[0];
+	if (key - (range & 0xffff) <= (range >> 16) - (range & 0xffff))
+		return p[MBT6_RANGE_IN];
+	idx += MBT6_RANGE_OUT;
+	p = cls_v6table_at(c, idx, per);
+	return p ? p[idx % per] : MBT6_ASK_TRIE;
+}
+
+/*
  * The walk, for a map whose elements hold per entries.  Its depth is the
  * prefix's: a bounded loop of at most MBT6_MAX_DEPTH steps (bpf_loop()
  * measured slower, bench/table6.c; unrolled, no faster at five times the
@@ -88,6 +109,7 @@ static __always_inline int cls_v6table_walk(void *table, const __u8 addr[16],
 					    __u32 per)
 {
 	struct cls_v6table_cur c = {.table = table};
+	bool skip = false;
 	__u64 hi, lo;
 	__u32 e, d, *p;
 
@@ -99,12 +121,31 @@ static __always_inline int cls_v6table_walk(void *table, const __u8 addr[16],
 	if (!p)
 		return -1;
 	e = p[(hi >> (64 - MBT6_L1_BITS)) % per];
+	/*
+	 * One depth a turn, so the verifier sees d follow the loop: past a
+	 * RANGE2, e is two levels down and the next turn only passes.
+	 */
 	for (d = 1; d <= MBT6_MAX_DEPTH + 1; d++) {
+		if (skip) {
+			skip = false;
+			continue;
+		}
 		if (!(e & MBT6_CHILD))
 			return e & MBT6_CLASS_MASK;
 		if (e == MBT6_ASK_TRIE || d > MBT6_MAX_DEPTH)
 			return -1;
-		e = cls_v6table_step(&c, e, cls_v6table_slot(hi, lo, d), per);
+		if ((e & MBT6_KINDS) != MBT6_RANGE2) {
+			e = cls_v6table_step(&c, e, cls_v6table_slot(hi, lo, d),
+					     per);
+			continue;
+		}
+		if (d == MBT6_MAX_DEPTH)
+			return -1;
+		e = cls_v6table_range2(&c, e,
+				       cls_v6table_slot(hi, lo, d) << 8 |
+					       cls_v6table_slot(hi, lo, d + 1),
+				       per);
+		skip = true;
 	}
 	return -1;
 }

@@ -381,8 +381,9 @@ static int v6table_node_outside_map_uses_trie(struct t *t)
 }
 
 /*
- * A table config says is of another format (a newer build's) is not
- * read: the trie answers.  And none at all (format 0) likewise.
+ * A table config says is of a format the programs do not know (a newer
+ * build's) is not read: the trie answers.  And none at all (format 0)
+ * likewise.  The oldest format they know is read.
  */
 static int v6table_other_format_uses_trie(struct t *t)
 {
@@ -393,9 +394,39 @@ static int v6table_other_format_uses_trie(struct t *t)
 	    mk_v6(t, &p, "2001:db8:1::5", 0, NULL, 0) ||
 	    expect_class(t, &p, 3) ||
 	    set_table6_format(t, 0, MBT6_FORMAT + 1) ||
-	    expect_class(t, &p, 1) || set_table6_format(t, 0, 0))
+	    expect_class(t, &p, 1) || set_table6_format(t, 0, 0) ||
+	    expect_class(t, &p, 1) ||
+	    set_table6_format(t, 0, MBT6_FORMAT_OLDEST))
 		return -1;
-	return expect_class(t, &p, 1);
+	return expect_class(t, &p, 3);
+}
+
+/*
+ * A /48 alone in its /32 and the /32 alone in its /16: RANGE2 nodes,
+ * two levels each.  Inside, outside in the same /32, and in the next.
+ */
+static int v6table_range2(struct t *t)
+{
+	struct mbt6_path path;
+	struct mbt6 m;
+	struct pkt p;
+	__u8 a[16];
+	bool ask;
+
+	if (v6table_with(t, "2001:db8:1::/48", 3, &m))
+		return -1;
+	inet_pton(AF_INET6, "2001:db8:1::5", a);
+	mbt6_lookup(&m, a, &ask, &path);
+	if (path.range2 != 2)
+		return fail(t, "%u RANGE2 nodes on the path, not 2",
+			    path.range2);
+	if (mk_v6(t, &p, "2001:db8:1::5", 0, NULL, 0) ||
+	    expect_class(t, &p, 3) ||
+	    mk_v6(t, &p, "2001:db8:2::5", 0, NULL, 0) ||
+	    expect_class(t, &p, CLS_DEFAULT_CLASS) ||
+	    mk_v6(t, &p, "2001:db9:1::5", 0, NULL, 0))
+		return -1;
+	return expect_class(t, &p, CLS_DEFAULT_CLASS);
 }
 
 /* ---- VLAN ---- */
@@ -924,6 +955,7 @@ static const struct test_case tests[] = {
 	TEST(v6table_miss_gives_default, BOTH),
 	TEST(v6table_ask_trie_uses_trie, BOTH),
 	TEST(v6table_other_format_uses_trie, BOTH),
+	TEST(v6table_range2, BOTH),
 	TEST(v6table_node_outside_map_uses_trie, BOTH),
 	TEST(vlan_v4_match, BOTH),
 	TEST(qinq_v4_match, BOTH),

@@ -151,6 +151,16 @@ static void add(struct mbt6 *t, u128 addr, unsigned int len, __u32 cls)
 	assert_int_equal(mbt6_add(t, a, len, cls), 0);
 }
 
+/* Route addr/len deleted; the /32 of class cover_cls covers it. */
+static void del_route(struct mbt6 *t, u128 addr, unsigned int len,
+		      __u32 cover_cls)
+{
+	__u8 a[16];
+
+	bytes(addr, a);
+	assert_int_equal(mbt6_del(t, a, len, true, 32, cover_cls), 0);
+}
+
 static void del(struct model *m, struct mbt6 *t, struct route *r)
 {
 	struct route *cover;
@@ -244,6 +254,7 @@ static void check_all(struct model *m, const struct mbt6 *t, size_t *asked)
 static void same_tree(const struct mbt6 *a, __u32 ea, const struct mbt6 *b,
 		      __u32 eb, int d)
 {
+	const __u32 *pa, *pb;
 	__u32 *sa, *sb;
 	int s;
 
@@ -252,9 +263,19 @@ static void same_tree(const struct mbt6 *a, __u32 ea, const struct mbt6 *b,
 		return;
 	}
 	assert_true((eb & MBT6_CHILD) && eb != MBT6_ASK_TRIE);
-	assert_int_equal(ea & (MBT6_DIRECT | MBT6_RANGE),
-			 eb & (MBT6_DIRECT | MBT6_RANGE));
+	assert_int_equal(ea & MBT6_KINDS, eb & MBT6_KINDS);
 	assert_true(d <= MBT6_MAX_DEPTH);
+	if ((ea & MBT6_KINDS) == MBT6_RANGE2) {
+		/* Two levels in one: the same range, inside and outside. */
+		pa = mbt6_node_mem(a, ea);
+		pb = mbt6_node_mem(b, eb);
+		assert_non_null(pa);
+		assert_non_null(pb);
+		assert_int_equal(pa[0], pb[0]);
+		same_tree(a, pa[MBT6_RANGE_IN], b, pb[MBT6_RANGE_IN], d + 2);
+		same_tree(a, pa[MBT6_RANGE_OUT], b, pb[MBT6_RANGE_OUT], d + 2);
+		return;
+	}
 	sa = malloc(2 * MBT6_SLOTS * sizeof(*sa));
 	assert_non_null(sa);
 	sb = sa + MBT6_SLOTS;
@@ -274,6 +295,7 @@ static void same_table(const struct mbt6 *a, const struct mbt6 *b)
 	assert_int_equal(a->hdr->direct, b->hdr->direct);
 	assert_int_equal(a->hdr->range, b->hdr->range);
 	assert_int_equal(a->hdr->tiny, b->hdr->tiny);
+	assert_int_equal(a->hdr->range2, b->hdr->range2);
 }
 
 static int by_addr(const void *x, const void *y)
@@ -487,8 +509,11 @@ static void test_fill_equals_painting(void **state)
 		assert_int_equal(b.m.hdr->ask_trie, 0);
 		assert_int_equal(b.m.hdr->magic, MBT6_MAGIC);
 		assert_int_equal(units, b.m.hdr->direct * MBT6_DIRECT_UNITS +
-						b.m.hdr->range + b.m.hdr->tiny);
+						b.m.hdr->range + b.m.hdr->tiny +
+						b.m.hdr->range2);
 		same_table(&a.m, &b.m);
+		/* the sets have lone ranges two levels down */
+		assert_true(b.m.hdr->range2 > 0);
 		check_all(m, &b.m, &asked);
 		for (i = 0; i < 1500; i++)
 			op(m, &b.m);
@@ -585,6 +610,18 @@ static void test_delete_all(void **state)
 	free(m);
 }
 
+/* The entries of node e (zeros past its end). */
+static void node_snap(const struct mbt6 *t, __u32 e, __u32 *out)
+{
+	const __u32 *p = mbt6_node_mem(t, e);
+	size_t n = (e & MBT6_KINDS) == MBT6_DIRECT ? MBT6_SLOTS
+						   : MBT6_UNIT_ENTRIES;
+
+	assert_non_null(p);
+	memset(out, 0, MBT6_SLOTS * sizeof(*out));
+	memcpy(out, p, n * sizeof(*out));
+}
+
 /*
  * A packet may still be walking a node a change took out of the tree: no
  * later change may write it before mbt6_reclaim() (the caller's grace
@@ -606,17 +643,14 @@ static void test_limbo_untouched(void **state)
 	for (k = 0; k < 1500 && t.m.hdr->n_limbo < MBT6_LIMBO; k++) {
 		op(m, &t.m);
 		for (; seen < t.m.hdr->n_limbo; seen++)
-			assert_int_equal(mbt6_node_slots(&t.m,
-							 t.m.hdr->limbo[seen],
-							 snap[seen]),
-					 0);
+			node_snap(&t.m, t.m.hdr->limbo[seen], snap[seen]);
 	}
 	assert_true(seen > 100);
 	for (i = 0; i < seen; i++) {
 		__u32 now[MBT6_SLOTS];
 
 		e = t.m.hdr->limbo[i];
-		assert_int_equal(mbt6_node_slots(&t.m, e, now), 0);
+		node_snap(&t.m, e, now);
 		assert_memory_equal(now, snap[i], sizeof(now));
 	}
 	free(snap);
@@ -637,27 +671,49 @@ static void test_node_kinds(void **state)
 	(void)state;
 	table_new(&t, 1024);
 	add(&t.m, base, 32, 1);
-	/* One /48 in its /40: [cover][/48][cover], a RANGE node. */
+	/*
+	 * One /48 in its /32: a RANGE node in a node that holds nothing
+	 * else, two levels as one RANGE2.  Below 2001::/16 the lone /24 and
+	 * /32 make another: two RANGE2 nodes in all.
+	 */
 	add(&t.m, base | (u128)0x0102 << 80, 48, 2);
 	bytes(base | (u128)0x0102 << 80 | 7, a);
 	assert_int_equal(mbt6_lookup(&t.m, a, &ask, &p), 2);
-	/* the lone /24, /32, /40 and /48 below 2001::/16: RANGE all down */
-	assert_int_equal(p.range, 4);
-	assert_int_equal(p.direct + p.tiny, 0);
-	/* A /44 and a /47 beside it: four runs, a TINY node. */
+	assert_int_equal(p.range2, 2);
+	assert_int_equal(p.direct + p.tiny + p.range, 0);
+	/* Outside the /48, in its /32: the RANGE2's outside. */
+	bytes(base | (u128)0x0103 << 80, a);
+	assert_int_equal(mbt6_lookup(&t.m, a, &ask, &p), 1);
+	assert_int_equal(p.range2, 2);
+	/*
+	 * A /44 and a /47 beside it: four runs, a TINY node at /40; its
+	 * parent is a RANGE again (a TINY is not taken in), the /24 and /32
+	 * still a RANGE2.
+	 */
 	add(&t.m, base | (u128)0x0110 << 80, 44, 3);
 	add(&t.m, base | (u128)0x0120 << 80, 47, 4);
 	bytes(base | (u128)0x0121 << 80, a);
 	assert_int_equal(mbt6_lookup(&t.m, a, &ask, &p), 4);
-	assert_int_equal(p.range, 3);
+	assert_int_equal(p.range2, 1);
+	assert_int_equal(p.range, 1);
 	assert_int_equal(p.tiny, 1);
 	/* Seven runs and more: DIRECT. */
 	for (i = 0; i < 8; i++)
 		add(&t.m, base | (u128)(0x0140 + 2 * i) << 80, 48, 5 + i);
 	bytes(base | (u128)0x014e << 80, a);
 	assert_int_equal(mbt6_lookup(&t.m, a, &ask, &p), 12);
-	assert_int_equal(p.range, 3);
+	assert_int_equal(p.range2, 1);
+	assert_int_equal(p.range, 1);
 	assert_int_equal(p.direct, 1);
+	/* Deleted again: back to the two RANGE2 nodes. */
+	for (i = 0; i < 8; i++)
+		del_route(&t.m, base | (u128)(0x0140 + 2 * i) << 80, 48, 1);
+	del_route(&t.m, base | (u128)0x0110 << 80, 44, 1);
+	del_route(&t.m, base | (u128)0x0120 << 80, 47, 1);
+	bytes(base | (u128)0x0102 << 80 | 7, a);
+	assert_int_equal(mbt6_lookup(&t.m, a, &ask, &p), 2);
+	assert_int_equal(p.range2, 2);
+	assert_int_equal(p.direct + p.tiny + p.range, 0);
 	free(t.mem);
 }
 
