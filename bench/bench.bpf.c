@@ -204,6 +204,8 @@ BENCH_TABLE6_INNER(bench_table6_inner4m, 4 * MBT6_PER_ELEM);
 BENCH_TABLE6_OUTER(bench_table6, bench_table6_inner);
 BENCH_TABLE6_OUTER(bench_table6_32, bench_table6_inner32);
 BENCH_TABLE6_OUTER(bench_table6_4m, bench_table6_inner4m);
+/* The same shape, the table with a 24-bit first level (format 3). */
+BENCH_TABLE6_OUTER(bench_table6_wide, bench_table6_inner4m);
 /*
  * The same table in an inner map of a fixed size without BPF_F_INNER_MAP:
  * the verifier then inlines each lookup in it (no helper call), as it does
@@ -281,7 +283,7 @@ static __always_inline int bench_dir24_lookup(void *t, const __u8 addr[4])
  * IPv4 DIR-24-8 table moved into the same kind of map.
  */
 static __always_inline int bench_egress(struct __sk_buff *skb, void *outer,
-					__u32 per, bool v4)
+					__u32 per, bool v4, bool wide)
 {
 	struct cls_pkt pkt = {};
 	struct cls_config *cfg;
@@ -303,7 +305,7 @@ static __always_inline int bench_egress(struct __sk_buff *skb, void *outer,
 		table = bench_table6_of(outer, cfg);
 		if (table)
 			r = v4 ? bench_dir24_lookup(table, pkt.addr) :
-				 cls_v6table_walk(table, pkt.addr, per);
+				 cls_v6table_walk(table, pkt.addr, per, wide);
 	}
 	if (r < 0)
 		r = v4 ? cls_lookup_trie(&pkt, cfg ? cfg->gen & 1 : 0) :
@@ -321,32 +323,38 @@ static __always_inline int bench_egress(struct __sk_buff *skb, void *outer,
 SEC("tc")
 int bench_table6_egress8(struct __sk_buff *skb)
 {
-	return bench_egress(skb, &bench_table6, BENCH_V6_PER_8, false);
+	return bench_egress(skb, &bench_table6, BENCH_V6_PER_8, false, false);
 }
 
 SEC("tc")
 int bench_table6_egress32(struct __sk_buff *skb)
 {
-	return bench_egress(skb, &bench_table6_32, BENCH_V6_PER_32, false);
+	return bench_egress(skb, &bench_table6_32, BENCH_V6_PER_32, false, false);
 }
 
 SEC("tc")
 int bench_table6_egress4m(struct __sk_buff *skb)
 {
-	return bench_egress(skb, &bench_table6_4m, MBT6_PER_ELEM, false);
+	return bench_egress(skb, &bench_table6_4m, MBT6_PER_ELEM, false, false);
 }
 
 SEC("tc")
 int bench_table6_egress_fx(struct __sk_buff *skb)
 {
-	return bench_egress(skb, &bench_table6_fx, BENCH_V6_PER_8, false);
+	return bench_egress(skb, &bench_table6_fx, BENCH_V6_PER_8, false, false);
+}
+
+SEC("tc")
+int bench_table6_egress_wide(struct __sk_buff *skb)
+{
+	return bench_egress(skb, &bench_table6_wide, MBT6_PER_ELEM, false, true);
 }
 
 /* cls_egress with the IPv4 table read through the container. */
 SEC("tc")
 int bench_dir24_in_egress(struct __sk_buff *skb)
 {
-	return bench_egress(skb, &bench_dir24_in, CLS_DIR24_PER_ELEM, true);
+	return bench_egress(skb, &bench_dir24_in, CLS_DIR24_PER_ELEM, true, false);
 }
 
 /* The IPv6 destination, on the stack as cls_parse leaves it. */
@@ -363,7 +371,8 @@ static __always_inline int bench_dst6(struct __sk_buff *skb,
 
 /* The IPv6 table lookup alone. */
 static __always_inline int bench_table6_lookup(struct __sk_buff *skb,
-					       void *outer, __u32 per)
+					       void *outer, __u32 per,
+					       bool wide)
 {
 	struct cls_pkt pkt = {};
 	struct cls_config *cfg;
@@ -376,32 +385,38 @@ static __always_inline int bench_table6_lookup(struct __sk_buff *skb,
 	table = bench_table6_of(outer, cfg);
 	if (!table)
 		return BENCH_TC_UNSPEC;
-	skb->priority = cls_v6table_walk(table, pkt.addr, per);
+	skb->priority = cls_v6table_walk(table, pkt.addr, per, wide);
 	return BENCH_TC_UNSPEC;
 }
 
 SEC("tc")
 int bench_table6_lookup8(struct __sk_buff *skb)
 {
-	return bench_table6_lookup(skb, &bench_table6, BENCH_V6_PER_8);
+	return bench_table6_lookup(skb, &bench_table6, BENCH_V6_PER_8, false);
 }
 
 SEC("tc")
 int bench_table6_lookup_fx(struct __sk_buff *skb)
 {
-	return bench_table6_lookup(skb, &bench_table6_fx, BENCH_V6_PER_8);
+	return bench_table6_lookup(skb, &bench_table6_fx, BENCH_V6_PER_8, false);
 }
 
 SEC("tc")
 int bench_table6_lookup32(struct __sk_buff *skb)
 {
-	return bench_table6_lookup(skb, &bench_table6_32, BENCH_V6_PER_32);
+	return bench_table6_lookup(skb, &bench_table6_32, BENCH_V6_PER_32, false);
 }
 
 SEC("tc")
 int bench_table6_lookup4m(struct __sk_buff *skb)
 {
-	return bench_table6_lookup(skb, &bench_table6_4m, MBT6_PER_ELEM);
+	return bench_table6_lookup(skb, &bench_table6_4m, MBT6_PER_ELEM, false);
+}
+
+SEC("tc")
+int bench_table6_lookup_wide(struct __sk_buff *skb)
+{
+	return bench_table6_lookup(skb, &bench_table6_wide, MBT6_PER_ELEM, true);
 }
 
 /* The same walk with bpf_loop() instead of a bounded loop. */
@@ -455,6 +470,7 @@ int bench_table6_lookup_bpf_loop(struct __sk_buff *skb)
 		return BENCH_TC_UNSPEC;
 	cfg = bpf_map_lookup_elem(&config, &zero);
 	w.c.table = bench_table6_of(&bench_table6, cfg);
+	w.c.pool = MBT6_L1_ENTRIES;
 	if (!w.c.table)
 		return BENCH_TC_UNSPEC;
 	__builtin_memcpy(&w.hi, pkt.addr, 8);

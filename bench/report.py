@@ -352,12 +352,14 @@ def main():
 
 T6HOT = ["empty", "v4_table_hot", "v4_table_inner_hot", "trie_hot",
          "table_hot", "table8_hot", "table32_hot", "table_fx_hot",
+         "table_wide_hot", "lookup_wide_hot",
          "bare_trie_hot", "lookup_hot", "lookup8_hot", "lookup32_hot",
          "lookup_fx_hot", "bpf_loop_hot", "direct_hot", "poptrie_hot"] + \
     [f"lookup_nodes{k}_hot" for k in range(7)] + \
     [f"lookup_fx_nodes{k}_hot" for k in range(7)]
 T6SPREAD = ["spread64k_floor", "trie_spread64k", "table_spread64k",
             "table8_spread64k", "table32_spread64k", "table_fx_spread64k",
+            "table_wide_spread64k", "lookup_wide_spread64k",
             "bare_trie_spread64k", "lookup_spread64k", "lookup8_spread64k",
             "lookup32_spread64k", "lookup_fx_spread64k",
             "bpf_loop_spread64k", "direct_spread64k", "poptrie_spread64k"]
@@ -390,7 +392,10 @@ def table6_section(by, md, targets, res):
            "size (2^25 8-byte values) without BPF_F_INNER_MAP, whose "
            "lookups the verifier inlines (no helper call a read; every "
            "table of that outer map must then be that size); "
-           "*lookup*/*lookup8*/*lookup32*: the table lookup alone; "
+           "*table_wide*: the table with a 24-bit first level (format "
+           "3, the data path's from 500k routes); "
+           "*lookup*/*lookup8*/*lookup32*/*lookup_wide*: the table "
+           "lookup alone; "
            "*bpf_loop*: the same walk with bpf_loop() (8-byte values, as "
            "*direct*, *lookup_nodesK*); *direct*: the table with DIRECT "
            "nodes only; *poptrie*: a Poptrie (bench/poptrie6.c) lookup "

@@ -44,11 +44,11 @@ struct tmap {
 };
 
 /* The table in maps of 8-byte, 32-byte, 4 MiB values (the data path's). */
-enum shape { SHAPE_8, SHAPE_32, SHAPE_4M, SHAPE_FX, SHAPES };
+enum shape { SHAPE_8, SHAPE_32, SHAPE_4M, SHAPE_FX, SHAPE_WIDE, SHAPES };
 
-static const __u32 shape_bytes[SHAPES] = {8, 32, 4U << 20, 8};
+static const __u32 shape_bytes[SHAPES] = {8, 32, 4U << 20, 8, 4U << 20};
 static const char *const shape_name[SHAPES] = {"mbt6_8", "mbt6_32", "mbt6",
-					       "mbt6_fx"};
+					       "mbt6_fx", "mbt6_wide"};
 /* BENCH_V6_FIXED_ELEMS in bench.bpf.c: the fixed-size map's 8-byte values */
 #define FX_ELEMS (1U << 25)
 
@@ -135,9 +135,10 @@ static double fill6(struct mbt6 *m, const struct gen_table *g)
 }
 
 /* Units the set needs, counted by a fill that writes nothing. */
-static size_t need6(const struct gen_table *g, bool all_direct, double *ms)
+static size_t need6(const struct gen_table *g, bool all_direct, bool wide,
+		    double *ms)
 {
-	struct mbt6 count = {.all_direct = all_direct};
+	struct mbt6 count = {.all_direct = all_direct, .wide = wide};
 	struct mbt6_fill *f = malloc(sizeof(*f));
 	double t0 = now_ns();
 	size_t i, units;
@@ -157,21 +158,21 @@ static size_t need6(const struct gen_table *g, bool all_direct, double *ms)
 
 /* fixed: the entries of a fixed-size map (SHAPE_FX); 0: sized by need. */
 static int table_for(struct tmap *t, struct mbt6 *m, const struct gen_table *g,
-		     bool all_direct, __u32 value_size, size_t fixed,
+		     bool all_direct, bool wide, __u32 value_size, size_t fixed,
 		     const char *name)
 {
 	double count_ms = 0, fill_ms;
-	size_t units = need6(g, all_direct, &count_ms);
+	size_t units = need6(g, all_direct, wide, &count_ms);
 	struct mbt6_usage u;
 	int err;
 
 	units += units / HEADROOM;
 	/* Bigger values round the map up: the pool takes the rest. */
 	err = fixed ? tmap_new(t, fixed, value_size, BPF_F_MMAPABLE)
-		    : tmap_new(t, mbt6_entries(units), value_size,
+		    : tmap_new(t, mbt6_entries(units, wide), value_size,
 			       BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	if (!err)
-		err = mbt6_view(m, t->mem, t->entries);
+		err = mbt6_view(m, t->mem, t->entries, wide);
 	if (err)
 		return err;
 	m->all_direct = all_direct;
@@ -184,7 +185,7 @@ static int table_for(struct tmap *t, struct mbt6 *m, const struct gen_table *g,
 	       "\"ask_trie\":%zu,\"bytes\":%zu,\"used_bytes\":%zu}\n",
 	       g->n, name, count_ms, fill_ms, u.units, u.used, u.direct,
 	       u.range, u.tiny, u.range2, u.ask_trie, u.bytes,
-	       mbt6_entries(u.used) * sizeof(__u32));
+	       mbt6_entries(u.used, wide) * sizeof(__u32));
 	return u.ask_trie ? -ENOSPC : 0;
 }
 
@@ -234,12 +235,15 @@ static void paths(struct set6 *s)
 	size_t nodes[MBT6_MAX_DEPTH + 2] = {0}, direct = 0, range = 0;
 	size_t tiny = 0, range2 = 0, lines = 0, reads = 0, i, n = 0, k;
 	size_t distinct;
+	unsigned int wide_nodes;
 	__u32 *all = malloc(SPREAD * MBT6_PATH_READS * sizeof(*all));
 	struct mbt6_path p, hot;
 	bool ask;
 
 	if (!all)
 		return;
+	mbt6_lookup(&s->m[SHAPE_WIDE], s->hot, &ask, &p);
+	wide_nodes = p.direct + p.range + p.tiny + p.range2;
 	mbt6_lookup(&s->m[SHAPE_8], s->hot, &ask, &hot);
 	/* No route in fd00::/8: the first level answers. */
 	gen_miss(1, s->by_nodes[0]);
@@ -270,13 +274,14 @@ static void paths(struct set6 *s)
 	free(all);
 	printf("{\"part\":\"t6path\",\"n\":%zu,\"hot_direct\":%u,"
 	       "\"hot_range\":%u,\"hot_tiny\":%u,\"hot_range2\":%u,"
-	       "\"hot_reads\":%u,"
+	       "\"hot_reads\":%u,\"hot_wide_nodes\":%u,"
 	       "\"spread_direct\":%.3f,\"spread_range\":%.3f,"
 	       "\"spread_tiny\":%.3f,\"spread_range2\":%.3f,"
 	       "\"spread_reads\":%.3f,"
 	       "\"spread_lines\":%.3f,\"spread_distinct_lines\":%zu,"
 	       "\"spread_nodes\":[",
 	       s->n, hot.direct, hot.range, hot.tiny, hot.range2, hot.reads,
+	       wide_nodes,
 	       (double)direct / SPREAD, (double)range / SPREAD,
 	       (double)tiny / SPREAD, (double)range2 / SPREAD,
 	       (double)reads / SPREAD,
@@ -314,11 +319,11 @@ static int set6_make(struct set6 *s, size_t n, __u64 seed, bool scattered)
 	       slab1 - slab0);
 	for (k = 0; k < SHAPES && !err; k++)
 		err = table_for(&s->tab[k], &s->m[k], &s->g, false,
-				shape_bytes[k],
+				k == SHAPE_WIDE, shape_bytes[k],
 				k == SHAPE_FX ? 2 * (size_t)FX_ELEMS : 0,
 				shape_name[k]);
 	if (!err)
-		err = table_for(&s->direct, &s->md, &s->g, true, 8, 0,
+		err = table_for(&s->direct, &s->md, &s->g, true, false, 8, 0,
 				"direct");
 	if (!err)
 		err = pop_for(s);
@@ -366,6 +371,8 @@ static int install6(struct ctx *c, const struct set6 *s)
 				&s->tab[SHAPE_4M].fd, BPF_ANY) ||
 	    bpf_map_update_elem(bpf_map__fd(b->maps.bench_table6_fx), &zero,
 				&s->tab[SHAPE_FX].fd, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(b->maps.bench_table6_wide), &zero,
+				&s->tab[SHAPE_WIDE].fd, BPF_ANY) ||
 	    bpf_map_update_elem(bpf_map__fd(b->maps.bench_pop6), &zero,
 				&s->pop.fd, BPF_ANY))
 		return -errno;
@@ -406,6 +413,8 @@ PROG(p_look32, bench, bench_table6_lookup32)
 PROG(p_look4m, bench, bench_table6_lookup4m)
 PROG(p_egress_fx, bench, bench_table6_egress_fx)
 PROG(p_look_fx, bench, bench_table6_lookup_fx)
+PROG(p_egress_wide, bench, bench_table6_egress_wide)
+PROG(p_look_wide, bench, bench_table6_lookup_wide)
 PROG(p_bpf_loop, bench, bench_table6_lookup_bpf_loop)
 PROG(p_pop, bench, bench_pop6_lookup)
 PROG(p_v4in, bench, bench_dir24_in_egress)
@@ -429,11 +438,13 @@ static const struct k6 k6s[] = {
 	HOT("table8", p_egress8, .check = CHECK_CLASSID),
 	HOT("table32", p_egress32, .check = CHECK_CLASSID),
 	HOT("table_fx", p_egress_fx, .check = CHECK_CLASSID),
+	HOT("table_wide", p_egress_wide, .check = CHECK_CLASSID),
 	HOT("bare_trie", p_bare),
 	HOT("lookup", p_look4m, .check = CHECK_CLASS),
 	HOT("lookup8", p_look8, .check = CHECK_CLASS),
 	HOT("lookup32", p_look32, .check = CHECK_CLASS),
 	HOT("lookup_fx", p_look_fx, .check = CHECK_CLASS),
+	HOT("lookup_wide", p_look_wide, .check = CHECK_CLASS),
 	HOT("bpf_loop", p_bpf_loop, .check = CHECK_CLASS),
 	HOT("direct", p_look8, .gen = 1, .check = CHECK_CLASS),
 	HOT("poptrie", p_pop, .check = CHECK_CLASS),
@@ -457,11 +468,13 @@ static const struct k6 k6s[] = {
 	SPREAD64K("table8", p_egress8),
 	SPREAD64K("table32", p_egress32),
 	SPREAD64K("table_fx", p_egress_fx),
+	SPREAD64K("table_wide", p_egress_wide),
 	SPREAD64K("bare_trie", p_bare),
 	SPREAD64K("lookup", p_look4m),
 	SPREAD64K("lookup8", p_look8),
 	SPREAD64K("lookup32", p_look32),
 	SPREAD64K("lookup_fx", p_look_fx),
+	SPREAD64K("lookup_wide", p_look_wide),
 	SPREAD64K("bpf_loop", p_bpf_loop),
 	SPREAD64K("direct", p_look8, .gen = 1),
 	SPREAD64K("poptrie", p_pop),

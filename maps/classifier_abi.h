@@ -192,14 +192,17 @@ struct cls_config {
  * pool had no room: the trie answers for that range.
  */
 /*
- * cls_config.table6_format: what this build writes, and the oldest it
- * reads (format 1 is format 2 without RANGE2 nodes).
+ * cls_config.table6_format: what this build writes, 2 or (a first level
+ * of 24 bits, whose nodes start at depth 2) 3, and the oldest it reads
+ * (format 1 is format 2 without RANGE2 nodes).
  */
 #define MBT6_FORMAT	  2
+#define MBT6_FORMAT_WIDE  3
 #define MBT6_FORMAT_OLDEST 1
 #define MBT6_PER_ELEM	  (1U << 20)
 #define MBT6_L1_BITS	  16
 #define MBT6_L1_ENTRIES	  (1U << MBT6_L1_BITS)
+#define MBT6_L1_WIDE_BITS 24 /* format 3: a first level of 64 MiB */
 #define MBT6_SLOTS	  256
 #define MBT6_MAX_DEPTH	  14 /* (128 - 16) / 8 */
 #define MBT6_UNIT_ENTRIES 8

@@ -38,8 +38,8 @@ int cls_live_table(struct cls_maps *m);
  * holds the lock takes it out of its slot.
  */
 int cls_live_table6(struct cls_maps *m);
-/* Slot gen's IPv6 table: ours (table) or none; written before a publish. */
-int cls_table6_format_set(struct cls_maps *m, __u32 gen, bool table);
+/* Slot gen's IPv6 table's format, 0: none; written before a publish. */
+int cls_table6_format_set(struct cls_maps *m, __u32 gen, __u8 format);
 /* Cached views are stale: another generation, or another process. */
 void cls_live_forget(struct cls_maps *m);
 /* fd of the map in a slot (caller closes), -ENOENT if empty. */
@@ -73,10 +73,13 @@ int cls_table_entry(struct cls_table *t, __u32 addr, __u32 *cls, bool *ask);
 __u32 cls_table_groups_needed(const struct cls_route *r, size_t n);
 
 /* table6.c: an IPv6 table map (a leaf over mbt6.c) */
+/* A table for this many routes has a 24-bit first level (format 3). */
+bool cls_table6_wide(size_t n);
 /* Pool units (with room to spare) a table for these routes needs. */
-size_t cls_table6_units(const struct cls_route *r, size_t n);
-int cls_table6_create(size_t units);
-int cls_table6_map(struct cls_table6 *t, int fd);
+size_t cls_table6_units(const struct cls_route *r, size_t n, bool wide);
+int cls_table6_create(size_t units, bool wide);
+/* Map the table in fd, of that format (cls_config.table6_format). */
+int cls_table6_map(struct cls_table6 *t, int fd, unsigned int format);
 void cls_table6_unmap(struct cls_table6 *t);
 /* Paint a new table from IPv6 routes in address order. */
 int cls_table6_fill(struct cls_table6 *t, const struct cls_route *r,
@@ -105,8 +108,9 @@ static inline void cls_route_from_value(struct cls_route *r, __u32 v)
 /* The tables the policy in s wants for these routes (address order). */
 int cls_table_build(const struct cls_state *s, const struct cls_route *r,
 		    size_t n, int *fd);
+/* *format: the new table's (cls_config.table6_format), 0: none. */
 int cls_table6_build(const struct cls_state *s, const struct cls_route *r,
-		     size_t n, int *fd);
+		     size_t n, int *fd, __u8 *format);
 /* The table's size against its policy and the routes: rebuild if off. */
 int cls_table_maintain(struct cls_maps *m);
 int cls_swap_recover(struct cls_maps *m, struct cls_state *s);

@@ -127,14 +127,14 @@ int cls_live_table(struct cls_maps *m)
 	return cls_table_map(&m->table, fd);
 }
 
-int cls_table6_format_set(struct cls_maps *m, __u32 gen, bool table)
+int cls_table6_format_set(struct cls_maps *m, __u32 gen, __u8 format)
 {
 	struct cls_config cfg;
 	int err = cls_config_read(m, &cfg);
 
 	if (err)
 		return err;
-	cfg.table6_format[gen] = table ? MBT6_FORMAT : 0;
+	cfg.table6_format[gen] = format;
 	return cls_config_write(m, &cfg);
 }
 
@@ -182,7 +182,7 @@ int cls_live_table6(struct cls_maps *m)
 	if (err)
 		return err;
 	if (cfg.table6_format[m->gen] < MBT6_FORMAT_OLDEST ||
-	    cfg.table6_format[m->gen] > MBT6_FORMAT)
+	    cfg.table6_format[m->gen] > MBT6_FORMAT_WIDE)
 		return table6_foreign(m, cfg.table6_format[m->gen]);
 	if (cfg.table6_format[m->gen] < MBT6_FORMAT && m->locked) {
 		/*
@@ -198,7 +198,7 @@ int cls_live_table6(struct cls_maps *m)
 		if (err)
 			return err;
 	}
-	err = cls_table6_map(&m->table6, fd);
+	err = cls_table6_map(&m->table6, fd, cfg.table6_format[m->gen]);
 	if (!err)
 		m->table6.format = cfg.table6_format[m->gen];
 	return err;

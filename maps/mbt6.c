@@ -98,6 +98,24 @@ static inline unsigned int slot_len(int d)
 	return 16 + 8 * d;
 }
 
+/* The depth of the nodes right under the first level. */
+static inline int first_depth(const struct mbt6 *m)
+{
+	return m->wide ? 2 : 1;
+}
+
+/* The depth of the nodes under a slot of depth d (0: the first level). */
+static inline int depth_below(const struct mbt6 *m, int d)
+{
+	return d ? d + 1 : first_depth(m);
+}
+
+/* An address's first-level slot is its top l1 bits. */
+static inline unsigned int l1_shift(const struct mbt6 *m)
+{
+	return 128 - mbt6_l1_bits(m->wide);
+}
+
 /* Entries of the node e refers to, NULL if it lies outside the pool. */
 static __u32 *node_mem(const struct mbt6 *m, __u32 e)
 {
@@ -106,7 +124,7 @@ static __u32 *node_mem(const struct mbt6 *m, __u32 e)
 
 	if (!m->t || !is_node(e) || u >= m->units || m->units - u < n)
 		return NULL;
-	return m->t + MBT6_L1_ENTRIES + (size_t)u * MBT6_UNIT_ENTRIES;
+	return m->t + mbt6_l1_entries(m->wide) + (size_t)u * MBT6_UNIT_ENTRIES;
 }
 
 /*
@@ -603,17 +621,18 @@ struct op {
  * touches.  Returns true when op is longer than a slot: it then lies in
  * the one slot *lo, below it.
  */
-static bool op_slots(const struct op *op, int d, unsigned int *lo,
-		     unsigned int *hi)
+static bool op_slots(const struct mbt6 *m, const struct op *op, int d,
+		     unsigned int *lo, unsigned int *hi)
 {
-	unsigned int first, g = slot_len(d);
+	unsigned int first, g = d ? slot_len(d) : mbt6_l1_bits(m->wide);
 
 	if (op->len <= region_len(d)) {
 		*lo = 0;
-		*hi = d ? MBT6_SLOTS - 1 : MBT6_L1_ENTRIES - 1;
+		*hi = d ? MBT6_SLOTS - 1 : mbt6_l1_entries(m->wide) - 1;
 		return false;
 	}
-	first = d ? slot_at(op->addr, d) : (unsigned int)(op->addr >> 112);
+	first = d ? slot_at(op->addr, d)
+		  : (unsigned int)(op->addr >> l1_shift(m));
 	*lo = first;
 	*hi = op->len <= g ? first + (1U << (g - op->len)) - 1 : first;
 	return op->len > g;
@@ -633,7 +652,7 @@ static __u32 apply_slot(struct mbt6 *m, __u32 e, int d, const struct op *op,
 	if (e == MBT6_ASK_TRIE)
 		return e;
 	if (is_node(e))
-		return apply_node(m, e, d + 1, op);
+		return apply_node(m, e, depth_below(m, d), op);
 	if (!below) {
 		if (op->paint)
 			return leaf_len(e) <= (int)op->len ? op->v : e;
@@ -644,8 +663,8 @@ static __u32 apply_slot(struct mbt6 *m, __u32 e, int d, const struct op *op,
 		return e;
 	for (s = 0; s < MBT6_SLOTS; s++)
 		slot[s] = e;
-	apply_slots(m, slot, d + 1, op);
-	return encode(m, slot, d + 1);
+	apply_slots(m, slot, depth_below(m, d), op);
+	return encode(m, slot, depth_below(m, d));
 }
 
 /*
@@ -655,7 +674,7 @@ static __u32 apply_slot(struct mbt6 *m, __u32 e, int d, const struct op *op,
 static bool apply_slots(struct mbt6 *m, __u32 *slot, int d, const struct op *op)
 {
 	unsigned int lo, hi, s;
-	bool below = op_slots(op, d, &lo, &hi), changed = false;
+	bool below = op_slots(m, op, d, &lo, &hi), changed = false;
 	__u32 v;
 
 	for (s = lo; s <= hi; s++) {
@@ -761,9 +780,9 @@ __u32 mbt6_lookup(const struct mbt6 *m, const __u8 addr[16], bool *ask_trie,
 	*ask_trie = true;
 	if (!m->t)
 		return 0;
-	e = m->t[a >> 112];
-	path->entry[path->reads++] = (__u32)(a >> 112);
-	for (d = 1; d <= MBT6_MAX_DEPTH && is_node(e); d++) {
+	e = m->t[a >> l1_shift(m)];
+	path->entry[path->reads++] = (__u32)(a >> l1_shift(m));
+	for (d = first_depth(m); d <= MBT6_MAX_DEPTH && is_node(e); d++) {
 		p = node_mem(m, e);
 		if (!p)
 			return 0;
@@ -792,19 +811,20 @@ __u32 mbt6_lookup(const struct mbt6 *m, const __u8 addr[16], bool *ask_trie,
 
 /* --- the whole table ---------------------------------------------------- */
 
-int mbt6_view(struct mbt6 *m, __u32 *mem, size_t entries)
+int mbt6_view(struct mbt6 *m, __u32 *mem, size_t entries, bool wide)
 {
-	size_t pool;
+	size_t pool, l1 = mbt6_l1_entries(wide);
 
-	if (entries < MBT6_L1_ENTRIES + MBT6_HDR_ENTRIES)
+	if (entries < l1 + MBT6_HDR_ENTRIES)
 		return -EINVAL;
-	pool = entries - MBT6_L1_ENTRIES - MBT6_HDR_ENTRIES;
+	pool = entries - l1 - MBT6_HDR_ENTRIES;
 	if (pool % MBT6_UNIT_ENTRIES ||
 	    pool / MBT6_UNIT_ENTRIES > MBT6_MAX_UNITS)
 		return -EINVAL;
 	m->t = mem;
 	m->hdr = (struct mbt6_hdr *)(mem + entries - MBT6_HDR_ENTRIES);
 	m->units = pool / MBT6_UNIT_ENTRIES;
+	m->wide = wide;
 	m->all_direct = false;
 	return 0;
 }
@@ -815,11 +835,12 @@ static void reset_pool(struct mbt6 *m)
 	m->hdr->magic = MBT6_MAGIC;
 	m->hdr->units = m->units;
 	m->hdr->high = m->units;
+	m->hdr->wide = m->wide;
 }
 
 void mbt6_clear(struct mbt6 *m)
 {
-	memset(m->t, 0, MBT6_L1_ENTRIES * sizeof(*m->t));
+	memset(m->t, 0, mbt6_l1_entries(m->wide) * sizeof(*m->t));
 	reset_pool(m);
 }
 
@@ -839,7 +860,7 @@ void mbt6_usage(const struct mbt6 *m, struct mbt6_usage *u)
 	u->ask_trie = h->ask_trie;
 	idle += (size_t)h->n_free_direct * MBT6_DIRECT_UNITS + h->n_free_unit;
 	u->used = idle < m->units ? m->units - idle : 0;
-	u->bytes = mbt6_entries(m->units) * sizeof(__u32);
+	u->bytes = mbt6_entries(m->units, m->wide) * sizeof(__u32);
 }
 
 /* --- one pass ------------------------------------------------------------ */
@@ -957,10 +978,10 @@ static void fill_close(struct mbt6_fill *f, int d)
 		memcpy(last->start, r.start, sizeof(last->start));
 		memcpy(last->v, r.v, sizeof(last->v));
 	}
-	if (d > 1)
+	if (d > first_depth(f->m))
 		fill_put(f, d - 1, slot_at(n->base, d - 1), 1, v);
 	else if (f->m->t)
-		f->m->t[n->base >> 112] = v;
+		f->m->t[n->base >> l1_shift(f->m)] = v;
 }
 
 /* floor(log2 x), 0 for 0 */
@@ -983,23 +1004,32 @@ static unsigned int ctz_128(u128 x)
 }
 
 /* The shallowest depth whose slots start at lo and fit in [lo, hi]. */
-static int fill_depth(u128 lo, u128 hi)
+static int fill_depth(const struct mbt6 *m, u128 lo, u128 hi)
 {
 	u128 span = hi - lo;
 	unsigned int fit = span == ~(u128)0 ? 128 : log2_128(span + 1);
 	unsigned int bits = ctz_128(lo);
+	int d;
 
 	if (bits > fit)
 		bits = fit;
-	return bits >= 112 ? 0 : (int)(112 - bits + 7) / 8;
+	if (bits >= l1_shift(m))
+		return 0;
+	d = (int)(112 - bits + 7) / 8;
+	return d > first_depth(m) ? d : first_depth(m);
 }
 
-/* Open nodes are depths 1..deep: closes those past depth d or not on lo. */
+/*
+ * Open nodes are depths first_depth..deep (0: none): closes those past
+ * depth d or not on lo.
+ */
 static void fill_leave(struct mbt6_fill *f, int d, u128 lo)
 {
 	while (f->deep > d || (f->deep && (lo & mask128(region_len(f->deep))) !=
-						  f->node[f->deep].base))
-		fill_close(f, f->deep--);
+						  f->node[f->deep].base)) {
+		fill_close(f, f->deep);
+		f->deep = f->deep > first_depth(f->m) ? f->deep - 1 : 0;
+	}
 }
 
 /* [lo, hi] gets v, slot by slot, in the shallowest slots that fit. */
@@ -1010,18 +1040,20 @@ static void fill_range(struct mbt6_fill *f, u128 lo, u128 hi, __u32 v)
 	int d;
 
 	for (;;) {
-		d = fill_depth(lo, hi);
-		shift = 112 - 8 * d;
+		d = fill_depth(f->m, lo, hi);
+		shift = d ? 112 - 8 * (unsigned int)d : l1_shift(f->m);
 		size = (u128)1 << shift;
 		fill_leave(f, d, lo);
+		if (d && !f->deep)
+			f->deep = first_depth(f->m) - 1;
 		while (f->deep < d) {
 			struct mbt6_fill_node *nd = &f->node[++f->deep];
 
 			nd->runs = 0;
 			nd->base = lo & mask128(region_len(f->deep));
 		}
-		first = d ? slot_at(lo, d) : (unsigned int)(lo >> 112);
-		room = (d ? MBT6_SLOTS : MBT6_L1_ENTRIES) - first;
+		first = d ? slot_at(lo, d) : (unsigned int)(lo >> l1_shift(f->m));
+		room = (d ? MBT6_SLOTS : mbt6_l1_entries(f->m->wide)) - first;
 		whole = ((hi - lo) >> shift) +
 			(((hi - lo) & (size - 1)) == size - 1);
 		n = whole < room ? whole : room;

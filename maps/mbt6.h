@@ -42,27 +42,47 @@ struct mbt6_hdr {
 	__u32 leaked;	/* retired with limbo full: back on a rebuild */
 	__u32 n_limbo;
 	__u32 range2;
-	__u32 pad;
+	__u32 wide; /* the first level is 24 bits (struct mbt6) */
 	__u32 limbo[MBT6_LIMBO]; /* node references */
 };
 #define MBT6_MAGIC	 0x4d423601 /* "MB6", version 1 */
 #define MBT6_HDR_ENTRIES (sizeof(struct mbt6_hdr) / sizeof(__u32))
 
+/*
+ * wide: the first level is indexed by address bits 0-23 (2^24 entries,
+ * 64 MiB) and the nodes under it start at depth 2, one level nearer the
+ * long prefixes; for large tables (format 3).  Else bits 0-15, depth 1.
+ */
 struct mbt6 {
 	__u32 *t; /* NULL: a table that only counts (mbt6_fill) */
 	struct mbt6_hdr *hdr;
 	__u32 units;
+	bool wide;
 	bool all_direct; /* DIRECT nodes only: a variant the bench measures */
 };
 
-/* Map entries (__u32) for a pool of that many units. */
-static inline size_t mbt6_entries(size_t units)
+static inline unsigned int mbt6_l1_bits(bool wide)
 {
-	return MBT6_L1_ENTRIES + units * MBT6_UNIT_ENTRIES + MBT6_HDR_ENTRIES;
+	return wide ? MBT6_L1_WIDE_BITS : MBT6_L1_BITS;
 }
 
-/* Interpret mem (entries __u32s) as a table; -EINVAL for a bad size. */
-int mbt6_view(struct mbt6 *m, __u32 *mem, size_t entries);
+static inline size_t mbt6_l1_entries(bool wide)
+{
+	return (size_t)1 << mbt6_l1_bits(wide);
+}
+
+/* Map entries (__u32) for a pool of that many units. */
+static inline size_t mbt6_entries(size_t units, bool wide)
+{
+	return mbt6_l1_entries(wide) + units * MBT6_UNIT_ENTRIES +
+	       MBT6_HDR_ENTRIES;
+}
+
+/*
+ * Interpret mem (entries __u32s) as a table with a first level as wide
+ * says; -EINVAL for a bad size.
+ */
+int mbt6_view(struct mbt6 *m, __u32 *mem, size_t entries, bool wide);
 /* Every address: no route.  The whole pool is free again. */
 void mbt6_clear(struct mbt6 *m);
 

@@ -129,6 +129,7 @@ static int fill_new(struct cls_maps *n, int old_fd, struct cls_state *s)
 	size_t n4, n6;
 	__u32 zero = 0;
 	int fd, table = -1, table6 = -1, err;
+	__u8 format6 = 0;
 
 	fd = cls_pin_open(old_fd, "config");
 	if (fd < 0)
@@ -153,13 +154,13 @@ static int fill_new(struct cls_maps *n, int old_fd, struct cls_state *s)
 		err = cls_table_build(s, v4, n4, &table);
 	}
 	if (!err)
-		err = cls_table6_build(s, v6, n6, &table6);
+		err = cls_table6_build(s, v6, n6, &table6, &format6);
 	if (!err && table >= 0)
 		err = cls_slot_set(n, CLS_S_TABLE_V4, 0, table);
 	if (!err && table6 >= 0)
 		err = cls_slot_set(n, CLS_S_TABLE_V6, 0, table6);
 	if (!err)
-		err = cls_table6_format_set(n, 0, table6 >= 0);
+		err = cls_table6_format_set(n, 0, format6);
 	if (table >= 0)
 		close(table);
 	if (table6 >= 0)
@@ -189,6 +190,7 @@ static int table6_from_trie(struct cls_maps *n, const struct cls_state *s,
 	struct cls_route *r = NULL;
 	size_t count = 0, cap = 0;
 	int trie, table6 = -1, err;
+	__u8 format6 = 0;
 
 	trie = cls_slot_get(n, CLS_S_TRIE_V6, gen);
 	if (trie < 0)
@@ -198,11 +200,11 @@ static int table6_from_trie(struct cls_maps *n, const struct cls_state *s,
 	if (!err)
 		err = cls_route_sort(r, count);
 	if (!err)
-		err = cls_table6_build(s, r, count, &table6);
+		err = cls_table6_build(s, r, count, &table6, &format6);
 	if (!err && table6 >= 0)
 		err = cls_slot_set(n, CLS_S_TABLE_V6, gen, table6);
 	if (!err)
-		err = cls_table6_format_set(n, gen, table6 >= 0);
+		err = cls_table6_format_set(n, gen, format6);
 	if (table6 >= 0)
 		close(table6);
 	free(r);

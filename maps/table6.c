@@ -19,7 +19,20 @@
 /* Room for later single changes: an eighth, and a little for small sets. */
 #define SPARE_UNITS(u) ((u) / 8 + 1024)
 
-static int view(struct cls_table6 *t, int fd)
+/*
+ * From this many routes the table gets a 24-bit first level (format 3):
+ * 64 MiB, one level less under every /24.  Below it that would take the
+ * table past twice the trie's memory (~120 B a route; the table's nodes
+ * take ~85).
+ */
+#define WIDE_ROUTES 500000
+
+bool cls_table6_wide(size_t n)
+{
+	return n >= WIDE_ROUTES;
+}
+
+static int view(struct cls_table6 *t, int fd, bool wide)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
@@ -37,7 +50,7 @@ static int view(struct cls_table6 *t, int fd)
 	t->fd = fd;
 	t->mem = p;
 	t->len = entries * sizeof(__u32);
-	err = mbt6_view(&t->m, p, entries);
+	err = mbt6_view(&t->m, p, entries, wide);
 	if (err) {
 		cls_table6_unmap(t);
 		return -EUCLEAN; /* not a table of ours */
@@ -45,11 +58,12 @@ static int view(struct cls_table6 *t, int fd)
 	return 0;
 }
 
-int cls_table6_map(struct cls_table6 *t, int fd)
+int cls_table6_map(struct cls_table6 *t, int fd, unsigned int format)
 {
-	int err = view(t, fd);
+	bool wide = format == MBT6_FORMAT_WIDE;
+	int err = view(t, fd, wide);
 
-	if (!err && t->m.hdr->magic != MBT6_MAGIC) {
+	if (!err && (t->m.hdr->magic != MBT6_MAGIC || t->m.hdr->wide != wide)) {
 		cls_table6_unmap(t);
 		err = -EUCLEAN;
 	}
@@ -64,9 +78,9 @@ void cls_table6_unmap(struct cls_table6 *t)
 	t->fd = -1;
 }
 
-size_t cls_table6_units(const struct cls_route *r, size_t n)
+size_t cls_table6_units(const struct cls_route *r, size_t n, bool wide)
 {
-	struct mbt6 count = { 0 };
+	struct mbt6 count = {.wide = wide};
 	struct mbt6_fill f;
 	size_t i;
 
@@ -79,7 +93,7 @@ size_t cls_table6_units(const struct cls_route *r, size_t n)
 	return mbt6_fill_units(&f) + SPARE_UNITS(mbt6_fill_units(&f));
 }
 
-int cls_table6_create(size_t units)
+int cls_table6_create(size_t units, bool wide)
 {
 	struct cls_table6 t = { .fd = -1 };
 	int fd, err;
@@ -88,11 +102,11 @@ int cls_table6_create(size_t units)
 	if (units > MBT6_MAX_UNITS - MBT6_PER_ELEM / MBT6_UNIT_ENTRIES)
 		return -ERANGE;
 	fd = cls_map_create(cls_slot_spec(CLS_S_TABLE_V6),
-			    (mbt6_entries(units) + MBT6_PER_ELEM - 1) /
+			    (mbt6_entries(units, wide) + MBT6_PER_ELEM - 1) /
 				    MBT6_PER_ELEM);
 	if (fd < 0)
 		return fd;
-	err = view(&t, fd);
+	err = view(&t, fd, wide);
 	if (!err)
 		mbt6_clear(&t.m);
 	cls_table6_unmap(&t);

@@ -63,6 +63,7 @@ struct cls_txn {
 	int fill_err;
 	int table_fd;  /* the new IPv4 table, -1: none */
 	int table6_fd; /* the new IPv6 table, -1: none */
+	__u8 table6_format;
 	__u32 shadowed;
 	/* The table policy the new set is built for (and leaves in force). */
 	__u32 table_mode;
@@ -351,18 +352,21 @@ static __u32 wanted_groups(const struct cls_state *s, size_t v4_routes,
 }
 
 int cls_table6_build(const struct cls_state *s, const struct cls_route *r,
-		     size_t n, int *fd)
+		     size_t n, int *fd, __u8 *format)
 {
 	struct cls_table6 tab = { .fd = -1 };
+	bool wide = cls_table6_wide(n);
 	int err;
 
 	*fd = -1;
+	*format = 0;
 	if (!table_wanted(s, n))
 		return 0;
-	*fd = cls_table6_create(cls_table6_units(r, n));
+	*fd = cls_table6_create(cls_table6_units(r, n, wide), wide);
 	if (*fd < 0)
 		return *fd;
-	err = cls_table6_map(&tab, *fd);
+	*format = wide ? MBT6_FORMAT_WIDE : MBT6_FORMAT;
+	err = cls_table6_map(&tab, *fd, *format);
 	if (!err)
 		err = cls_table6_fill(&tab, r, n);
 	cls_table6_unmap(&tab);
@@ -525,7 +529,7 @@ static int finish_fill(struct cls_txn *t, const struct cls_state *s)
 				      &t->table_fd);
 	if (!err)
 		err = cls_table6_build(s, t->fam[1].all, t->fam[1].all_n,
-				       &t->table6_fd);
+				       &t->table6_fd, &t->table6_format);
 	if (t->filler_running) {
 		pthread_join(t->filler, NULL);
 		t->filler_running = false;
@@ -669,7 +673,9 @@ static int publish(struct cls_txn *t, struct cls_state *s,
 	if (!err)
 		err = write_slots(m, gen, fds);
 	if (!err)
-		err = cls_table6_format_set(m, gen, t->table6_fd >= 0);
+		err = cls_table6_format_set(m, gen,
+					    t->table6_fd >= 0 ? t->table6_format
+							      : 0);
 	cls_step("swap: staged");
 	if (!err) {
 		s->journal.phase = SWAP_COMMITTED;
@@ -884,7 +890,8 @@ int cls_table_maintain(struct cls_maps *m)
 {
 	struct cls_table_info info;
 	struct cls_state s;
-	bool v4, v6;
+	bool v4, v6, wide_ok;
+	size_t n6;
 	int err;
 
 	err = reclaim6(m);
@@ -898,7 +905,12 @@ int cls_table_maintain(struct cls_maps *m)
 		   info.ask_trie && !s.table_groups &&
 			   info.groups < CLS_DIR24_MAX_GROUPS,
 		   !s.table_groups || info.groups == s.table_groups);
-	v6 = stale(&s, s.routes[1][0] + s.routes[1][1], info.v6.on,
-		   info.v6.ask_trie > 0, true);
+	n6 = s.routes[1][0] + s.routes[1][1];
+	/* The first level's width follows the routes, with some slack. */
+	wide_ok = info.v6.format == MBT6_FORMAT_WIDE
+			  ? cls_table6_wide(2 * n6)
+			  : !cls_table6_wide(n6);
+	v6 = stale(&s, n6, info.v6.on,
+		   info.v6.ask_trie > 0 || (info.v6.on && !wide_ok), true);
 	return v4 || v6 ? rebuild_table(m, s.table_mode, s.table_groups) : 0;
 }

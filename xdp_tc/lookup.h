@@ -94,6 +94,7 @@ static __always_inline int cls_lookup_class(const struct cls_pkt *pkt,
 					    const struct cls_config *cfg)
 {
 	__u32 gen = cfg ? cfg->gen & (CLS_GENERATIONS - 1) : 0;
+	__u32 format;
 	void *table;
 	int idx;
 
@@ -101,11 +102,14 @@ static __always_inline int cls_lookup_class(const struct cls_pkt *pkt,
 		idx = cls_lookup_dir24(pkt, gen);
 	} else {
 		/* A table of a format we do not know: the trie answers. */
-		table = cfg && (__u32)cfg->table6_format[gen] - MBT6_FORMAT_OLDEST <=
-					MBT6_FORMAT - MBT6_FORMAT_OLDEST ?
+		format = cfg ? cfg->table6_format[gen] : 0;
+		table = format - MBT6_FORMAT_OLDEST <=
+					MBT6_FORMAT_WIDE - MBT6_FORMAT_OLDEST ?
 				bpf_map_lookup_elem(&table_v6, &gen) :
 				NULL;
-		idx = table ? cls_lookup_v6table(table, pkt->addr) : -1;
+		idx = table ? cls_lookup_v6table(table, pkt->addr,
+						 format == MBT6_FORMAT_WIDE) :
+			      -1;
 		if (idx >= 0)
 			idx = cls_valid_class(idx);
 	}

@@ -18,6 +18,7 @@ struct cls_v6table_cur {
 	void *table;
 	__u32 *p; /* element elem of the table, NULL: none yet */
 	__u32 elem;
+	__u32 pool; /* entry of unit 0: past the first level */
 };
 
 /*
@@ -44,7 +45,7 @@ static __always_inline __u32 *cls_v6table_at(struct cls_v6table_cur *c,
 static __always_inline __u32 cls_v6table_step(struct cls_v6table_cur *c,
 					      __u32 e, __u32 slot, __u32 per)
 {
-	__u32 idx = MBT6_L1_ENTRIES + (e & MBT6_UNIT_MASK) * MBT6_UNIT_ENTRIES;
+	__u32 idx = c->pool + (e & MBT6_UNIT_MASK) * MBT6_UNIT_ENTRIES;
 	__u32 range, *p;
 
 	if (e & MBT6_DIRECT) {
@@ -85,7 +86,7 @@ static __always_inline __u32 cls_v6table_slot(__u64 hi, __u64 lo, __u32 d)
 static __always_inline __u32 cls_v6table_range2(struct cls_v6table_cur *c,
 						__u32 e, __u32 key, __u32 per)
 {
-	__u32 idx = MBT6_L1_ENTRIES + (e & MBT6_UNIT_MASK) * MBT6_UNIT_ENTRIES;
+	__u32 idx = c->pool + (e & MBT6_UNIT_MASK) * MBT6_UNIT_ENTRIES;
 	__u32 range, *p = cls_v6table_at(c, idx, per);
 
 	if (!p)
@@ -100,31 +101,36 @@ static __always_inline __u32 cls_v6table_range2(struct cls_v6table_cur *c,
 }
 
 /*
- * The walk, for a map whose elements hold per entries.  Its depth is the
- * prefix's: a bounded loop of at most MBT6_MAX_DEPTH steps (bpf_loop()
- * measured slower, bench/table6.c; unrolled, no faster at five times the
- * JITed size, in a trial not kept).
+ * The walk, for a map whose elements hold per entries, and a first level
+ * of 16 bits or (wide) 24.  Its depth is the prefix's: a bounded loop of
+ * at most MBT6_MAX_DEPTH steps (bpf_loop() measured slower,
+ * bench/table6.c; unrolled, no faster at five times the JITed size, in a
+ * trial not kept).
  */
 static __always_inline int cls_v6table_walk(void *table, const __u8 addr[16],
-					    __u32 per)
+					    __u32 per, bool wide)
 {
-	struct cls_v6table_cur c = {.table = table};
-	bool skip = false;
+	__u32 l1_bits = wide ? MBT6_L1_WIDE_BITS : MBT6_L1_BITS;
+	struct cls_v6table_cur c = {.table = table, .pool = 1U << l1_bits};
+	__u32 e, d, l1, *p;
 	__u64 hi, lo;
-	__u32 e, d, *p;
+	/*
+	 * One depth a turn, so the verifier sees d follow the loop: past a
+	 * RANGE2, e is two levels down and the next turn only passes; so
+	 * does the first under a wide first level, whose nodes start at
+	 * depth 2.
+	 */
+	bool skip = wide;
 
 	__builtin_memcpy(&hi, addr, 8);
 	__builtin_memcpy(&lo, addr + 8, 8);
 	hi = bpf_be64_to_cpu(hi);
 	lo = bpf_be64_to_cpu(lo);
-	p = cls_v6table_at(&c, hi >> (64 - MBT6_L1_BITS), per);
+	l1 = hi >> (64 - l1_bits);
+	p = cls_v6table_at(&c, l1, per);
 	if (!p)
 		return -1;
-	e = p[(hi >> (64 - MBT6_L1_BITS)) % per];
-	/*
-	 * One depth a turn, so the verifier sees d follow the loop: past a
-	 * RANGE2, e is two levels down and the next turn only passes.
-	 */
+	e = p[l1 % per];
 	for (d = 1; d <= MBT6_MAX_DEPTH + 1; d++) {
 		if (skip) {
 			skip = false;
@@ -154,11 +160,12 @@ static __always_inline int cls_v6table_walk(void *table, const __u8 addr[16],
  * The class index for addr (16 bytes, network order): 0..4095, 0 being
  * the default class (no route), or -1: ask the trie (the table says so,
  * or the map is not what the table claims).  table: the inner map, an
- * ARRAY of MBT6_PER_ELEM entries per element.
+ * ARRAY of MBT6_PER_ELEM entries per element; wide: format 3.
  */
-static __always_inline int cls_lookup_v6table(void *table, const __u8 addr[16])
+static __always_inline int cls_lookup_v6table(void *table, const __u8 addr[16],
+					      bool wide)
 {
-	return cls_v6table_walk(table, addr, MBT6_PER_ELEM);
+	return cls_v6table_walk(table, addr, MBT6_PER_ELEM, wide);
 }
 
 #endif /* CLS_LOOKUP6_H */

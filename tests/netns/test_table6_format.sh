@@ -94,3 +94,23 @@ for a in "$WEB6" 2001:db8:30::1; do
 		fail "lookup $a: $(cls lookup "$a")"
 done
 "$CHECK_STATE" "$BPFFS" 1 > "$WORK/check" || fail "$(cat "$WORK/check")"
+
+# From 500k IPv6 routes the table has a 24-bit first level (format 3),
+# under a stream to web; back below 250k, a 16-bit one again.
+awk 'BEGIN {
+	for (i = 0; i < 500000; i++)
+		printf "2001:%x:%x::/48 bulk\n", 4096 + int(i / 65536), i % 65536
+	print "2001:db8:10::/48 web"
+}' > "$WORK/big"
+streams_start 3000 300 "$WEB6"
+sleep 0.2
+cls route load "$WORK/big"
+streams_check "across a load that widens the first level"
+expect_eq "format with 500k routes" "$(cls -j table | jq .ipv6.format)" 3
+for a in "$WEB6" 2001:1003:1234::1 2001:1007:a11f::1 2001:1008::1; do
+	cls lookup "$a" | grep -q "(ipv6 table agrees)" ||
+		fail "lookup $a: $(cls lookup "$a")"
+done
+"$CHECK_STATE" "$BPFFS" 1 > "$WORK/check" || fail "$(cat "$WORK/check")"
+cls route load "$WORK/routes"
+expect_eq "format with 2001 routes" "$(cls -j table | jq .ipv6.format)" 2

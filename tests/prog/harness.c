@@ -293,10 +293,16 @@ int set_gen(struct t *t, __u32 gen)
 
 int v6table(struct t *t, struct mbt6 *m)
 {
+	return v6table_of(t, m, false);
+}
+
+int v6table_of(struct t *t, struct mbt6 *m, bool wide)
+{
 	LIBBPF_OPTS(bpf_map_create_opts, opts,
 		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	/* Whole elements, as maps/table6.c sizes its maps. */
-	size_t entries = (mbt6_entries(TEST_V6TABLE_UNITS) + MBT6_PER_ELEM - 1) /
+	size_t entries = (mbt6_entries(TEST_V6TABLE_UNITS, wide) +
+			  MBT6_PER_ELEM - 1) /
 			 MBT6_PER_ELEM * MBT6_PER_ELEM;
 	struct fix *f = t->f;
 	__u32 zero = 0;
@@ -314,13 +320,13 @@ int v6table(struct t *t, struct mbt6 *m)
 	if (mem == MAP_FAILED)
 		return fail(t, "IPv6 table mmap: %s", strerror(errno));
 	f->table6_mem = mem;
-	if (mbt6_view(m, mem, entries))
+	if (mbt6_view(m, mem, entries, wide))
 		return fail(t, "IPv6 table view");
 	mbt6_clear(m);
 	if (bpf_map_update_elem(bpf_map__fd(f->skel->maps.table_v6), &zero,
 				&f->table6, BPF_ANY))
 		return fail(t, "IPv6 table slot: %s", strerror(errno));
-	return set_table6_format(t, 0, MBT6_FORMAT);
+	return set_table6_format(t, 0, wide ? MBT6_FORMAT_WIDE : MBT6_FORMAT);
 }
 
 int set_table6_format(struct t *t, __u32 gen, __u8 format)

@@ -86,6 +86,8 @@ int set_stats_on(struct t *t, __u32 on);
 int set_gen(struct t *t, __u32 gen);
 /* A new, empty IPv6 table in generation 0's slot, viewed through m. */
 int v6table(struct t *t, struct mbt6 *m);
+/* The same, with a 24-bit first level if wide (format 3). */
+int v6table_of(struct t *t, struct mbt6 *m, bool wide);
 /* What config says of the IPv6 table in slot gen (v6table: ours, slot 0). */
 int set_table6_format(struct t *t, __u32 gen, __u8 format);
 /* The test's IPv4 table in generation gen's slot only (-1: in none). */

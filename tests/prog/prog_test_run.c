@@ -310,8 +310,8 @@ static int dir24_table_leaves_v6_to_trie(struct t *t)
  * route; the trie says class 1 for 2001:db8::/32, so an answer from the
  * table shows.
  */
-static int v6table_with(struct t *t, const char *prefix, __u32 cls,
-			struct mbt6 *m)
+static int v6table_with_of(struct t *t, const char *prefix, __u32 cls,
+			   struct mbt6 *m, bool wide)
 {
 	struct in6_addr a;
 	char addr[64];
@@ -319,7 +319,7 @@ static int v6table_with(struct t *t, const char *prefix, __u32 cls,
 
 	if (route_add(t, "2001:db8::/32", 1))
 		return -1;
-	err = v6table(t, m);
+	err = v6table_of(t, m, wide);
 	if (err)
 		return err;
 	snprintf(addr, sizeof(addr), "%s", prefix);
@@ -329,6 +329,12 @@ static int v6table_with(struct t *t, const char *prefix, __u32 cls,
 	if (mbt6_add(m, a.s6_addr, atoi(strchr(prefix, '/') + 1), cls))
 		return fail(t, "mbt6_add %s", prefix);
 	return 0;
+}
+
+static int v6table_with(struct t *t, const char *prefix, __u32 cls,
+			struct mbt6 *m)
+{
+	return v6table_with_of(t, prefix, cls, m, false);
 }
 
 static int v6table_gives_class(struct t *t)
@@ -427,6 +433,58 @@ static int v6table_range2(struct t *t)
 	    mk_v6(t, &p, "2001:db9:1::5", 0, NULL, 0))
 		return -1;
 	return expect_class(t, &p, CLS_DEFAULT_CLASS);
+}
+
+/*
+ * A 24-bit first level (format 3), its nodes from depth 2: a /48 two
+ * nodes under it, a /20 painted across first-level slots, and a /64
+ * deeper down.
+ */
+static int v6table_wide(struct t *t)
+{
+	static const struct {
+		const char *addr;
+		__u32 cls;
+	} want[] = {
+		{"2001:db8:1::5", 3},	 {"2001:db8:1:2::9", 5},
+		{"2001:db8:2::5", 0},	 {"2001:1abc:ffff::1", 4},
+		{"2001:1000::", 4},	 {"2001:2000::1", 0},
+	};
+	struct mbt6_path path;
+	size_t i;
+	struct in6_addr a;
+	struct mbt6 m;
+	struct pkt p;
+	bool ask;
+
+	if (v6table_with_of(t, "2001:db8:1::/48", 3, &m, true))
+		return -1;
+	inet_pton(AF_INET6, "2001:db8:1::5", &a);
+	mbt6_lookup(&m, a.s6_addr, &ask, &path);
+	/* A RANGE at depth 2 (byte 3), a RANGE2 for bytes 4 and 5. */
+	if (path.range != 1 || path.range2 != 1 || path.direct + path.tiny)
+		return fail(t, "path: %u RANGE, %u RANGE2, %u others",
+			    path.range, path.range2, path.direct + path.tiny);
+	inet_pton(AF_INET6, "2001:1000::", &a);
+	if (mbt6_add(&m, a.s6_addr, 20, 4))
+		return fail(t, "mbt6_add 2001:1000::/20");
+	inet_pton(AF_INET6, "2001:db8:1:2::", &a);
+	if (mbt6_add(&m, a.s6_addr, 64, 5))
+		return fail(t, "mbt6_add 2001:db8:1:2::/64");
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		inet_pton(AF_INET6, want[i].addr, &a);
+		if (mbt6_lookup(&m, a.s6_addr, &ask, &path) != want[i].cls ||
+		    ask)
+			return fail(t, "the table itself at %s: %u%s",
+				    want[i].addr,
+				    mbt6_lookup(&m, a.s6_addr, &ask, &path),
+				    ask ? " (ask the trie)" : "");
+	}
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (mk_v6(t, &p, want[i].addr, 0, NULL, 0) ||
+		    expect_class(t, &p, want[i].cls))
+			return fail(t, "at %s", want[i].addr);
+	return 0;
 }
 
 /* ---- VLAN ---- */
@@ -956,6 +1014,7 @@ static const struct test_case tests[] = {
 	TEST(v6table_ask_trie_uses_trie, BOTH),
 	TEST(v6table_other_format_uses_trie, BOTH),
 	TEST(v6table_range2, BOTH),
+	TEST(v6table_wide, BOTH),
 	TEST(v6table_node_outside_map_uses_trie, BOTH),
 	TEST(vlan_v4_match, BOTH),
 	TEST(qinq_v4_match, BOTH),

@@ -132,14 +132,31 @@ struct table {
 	struct mbt6 m;
 };
 
+/* Tables with a 24-bit first level (the *_wide runs of the tests). */
+static bool wide;
+
+static int set_wide(void **state)
+{
+	(void)state;
+	wide = true;
+	return 0;
+}
+
+static int set_narrow(void **state)
+{
+	(void)state;
+	wide = false;
+	return 0;
+}
+
 static void table_new(struct table *t, size_t units)
 {
-	t->entries = mbt6_entries(units);
+	t->entries = mbt6_entries(units, wide);
 	t->mem = malloc(t->entries * sizeof(__u32));
 	assert_non_null(t->mem);
 	/* Garbage: nothing may rely on zeroed memory. */
 	memset(t->mem, 0x5a, t->entries * sizeof(__u32));
-	assert_int_equal(mbt6_view(&t->m, t->mem, t->entries), 0);
+	assert_int_equal(mbt6_view(&t->m, t->mem, t->entries, wide), 0);
 	mbt6_clear(&t->m);
 }
 
@@ -290,8 +307,8 @@ static void same_table(const struct mbt6 *a, const struct mbt6 *b)
 {
 	__u32 i;
 
-	for (i = 0; i < MBT6_L1_ENTRIES; i++)
-		same_tree(a, a->t[i], b, b->t[i], 1);
+	for (i = 0; i < mbt6_l1_entries(wide); i++)
+		same_tree(a, a->t[i], b, b->t[i], wide ? 2 : 1);
 	assert_int_equal(a->hdr->direct, b->hdr->direct);
 	assert_int_equal(a->hdr->range, b->hdr->range);
 	assert_int_equal(a->hdr->tiny, b->hdr->tiny);
@@ -529,7 +546,7 @@ static void test_fill_equals_painting(void **state)
 static void test_sizing(void **state)
 {
 	struct model *m = calloc(1, sizeof(*m));
-	struct mbt6 count = {.t = NULL};
+	struct mbt6 count = {.t = NULL, .wide = wide};
 	struct table t, small;
 	size_t asked = 0, need, i;
 	struct mbt6_usage u;
@@ -598,7 +615,7 @@ static void test_delete_all(void **state)
 		if (i % 50 == 0)
 			mbt6_reclaim(&t.m);
 	}
-	for (i = 0; i < MBT6_L1_ENTRIES; i++)
+	for (i = 0; i < mbt6_l1_entries(wide); i++)
 		assert_int_equal(t.mem[i], 0);
 	mbt6_reclaim(&t.m);
 	mbt6_usage(&t.m, &u);
@@ -816,15 +833,28 @@ static void test_view_sizes(void **state)
 	__u32 x;
 
 	(void)state;
-	assert_int_equal(mbt6_view(&m, &x, 0), -EINVAL);
-	assert_int_equal(mbt6_view(&m, &x, MBT6_L1_ENTRIES), -EINVAL);
-	assert_int_equal(mbt6_view(&m, &x, mbt6_entries(3) + 1), -EINVAL);
-	assert_int_equal(mbt6_view(&m, &x, mbt6_entries(3) - 4), -EINVAL);
-	assert_int_equal(mbt6_view(&m, &x, mbt6_entries(3)), 0);
+	assert_int_equal(mbt6_view(&m, &x, 0, false), -EINVAL);
+	assert_int_equal(mbt6_view(&m, &x, MBT6_L1_ENTRIES, false), -EINVAL);
+	assert_int_equal(mbt6_view(&m, &x, mbt6_entries(3, false) + 1, false),
+			 -EINVAL);
+	assert_int_equal(mbt6_view(&m, &x, mbt6_entries(3, false) - 4, false),
+			 -EINVAL);
+	assert_int_equal(mbt6_view(&m, &x, mbt6_entries(3, false), false), 0);
 	assert_int_equal(m.units, 3);
-	assert_int_equal(mbt6_view(&m, &x, mbt6_entries(0)), 0);
+	assert_int_equal(mbt6_view(&m, &x, mbt6_entries(0, false), false), 0);
 	assert_int_equal(m.units, 0);
+	/* The same size holds a 24-bit first level and no pool at all. */
+	assert_int_equal(mbt6_view(&m, &x, mbt6_entries(3, false), true),
+			 -EINVAL);
+	assert_int_equal(mbt6_view(&m, &x, mbt6_entries(3, true), true), 0);
+	assert_int_equal(m.units, 3);
 }
+
+/* A test again with tables of a 24-bit first level. */
+#define WIDE(f)                                                                \
+	{                                                                      \
+		#f "_wide", f, set_wide, set_narrow, NULL                      \
+	}
 
 int main(void)
 {
@@ -842,6 +872,13 @@ int main(void)
 		cmocka_unit_test(test_limbo_untouched),
 		cmocka_unit_test(test_node_kinds),
 		cmocka_unit_test(test_all_direct),
+		WIDE(test_edges),
+		WIDE(test_matches_lpm_with_room),
+		WIDE(test_matches_lpm_when_full),
+		WIDE(test_fill_equals_painting),
+		WIDE(test_sizing),
+		WIDE(test_delete_all),
+		WIDE(test_fill_order_and_repeats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
