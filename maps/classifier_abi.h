@@ -164,7 +164,8 @@ struct cls_config {
  * entries (element k holds entries [k * 2^20, (k + 1) * 2^20)).  One
  * helper call returns a whole element and reads inside it are plain
  * loads, where 8-byte elements cost a call a read (bench/results/table6).
- * Nodes never straddle two elements (both sizes divide 4 MiB):
+ * A unit never straddles two elements; a DIRECT node may, and its reads
+ * (one entry each) do not care:
  *   [0, 2^16)               first level, indexed by address bits 0-15
  *   [2^16, 2^16 + 8 units)  node pool in units of 8 entries (32 bytes)
  *   the rest                bookkeeping for user space (maps/mbt6.h)
@@ -222,11 +223,9 @@ struct cls_config {
 #define MBT6_MAX_UNITS	MBT6_UNIT_MASK
 #define MBT6_ASK_TRIE	0xFFFFFFFFU
 
-/* An element starts at the first level or on a DIRECT node's boundary. */
-_Static_assert((MBT6_PER_ELEM - MBT6_L1_ENTRIES) %
-			       (MBT6_DIRECT_UNITS * MBT6_UNIT_ENTRIES) ==
-		       0,
-	       "IPv6 table nodes straddle elements");
+/* An element starts on a unit's boundary. */
+_Static_assert((MBT6_PER_ELEM - MBT6_L1_ENTRIES) % MBT6_UNIT_ENTRIES == 0,
+	       "IPv6 table units straddle elements");
 #define MBT6_CLASS_MASK 0xFFFU
 #define MBT6_PLEN_SHIFT 12
 

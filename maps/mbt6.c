@@ -348,7 +348,13 @@ static __u32 alloc_node(struct mbt6 *m, __u32 k)
 	}
 	if (h->low > h->high || h->high > m->units)
 		return NO_UNIT;
-	if (direct) {
+	if (m->packed) {
+		/* In the order the fill makes them: a subtree side by side. */
+		if (h->high - h->low < (direct ? MBT6_DIRECT_UNITS : 1))
+			return NO_UNIT;
+		u = h->low;
+		h->low += direct ? MBT6_DIRECT_UNITS : 1;
+	} else if (direct) {
 		if (h->high - h->low < MBT6_DIRECT_UNITS)
 			return NO_UNIT;
 		u = h->low;
@@ -871,6 +877,7 @@ void mbt6_fill_begin(struct mbt6_fill *f, struct mbt6 *m)
 	f->m = m;
 	if (m->t)
 		reset_pool(m);
+	m->packed = true;
 }
 
 /*
@@ -1121,4 +1128,5 @@ void mbt6_fill_end(struct mbt6_fill *f)
 {
 	fill_until(f, 0, true);
 	fill_leave(f, 0, 0);
+	f->m->packed = false;
 }

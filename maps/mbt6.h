@@ -30,7 +30,7 @@ struct mbt6_hdr {
 	__u32 magic;
 	__u32 units;	   /* pool capacity */
 	__u32 low;	   /* DIRECT nodes are cut from [low, high) upwards, */
-	__u32 high;	   /* one-unit nodes (RANGE, TINY) downwards */
+	__u32 high;	   /* one-unit nodes downwards (a fill: all upwards) */
 	__u32 free_direct; /* unit + 1 of the first free node, or 0 */
 	__u32 free_unit;
 	__u32 n_free_direct;
@@ -59,6 +59,13 @@ struct mbt6 {
 	__u32 units;
 	bool wide;
 	bool all_direct; /* DIRECT nodes only: a variant the bench measures */
+	/*
+	 * While a fill runs: every node from the low end, in the order made,
+	 * so the nodes a lookup walks sit side by side (fewer 4 MiB
+	 * elements to look up).  A DIRECT node may then straddle two
+	 * elements; its reads are single entries, each looked up.
+	 */
+	bool packed;
 };
 
 static inline unsigned int mbt6_l1_bits(bool wide)
