@@ -68,9 +68,9 @@ static int table_show(struct cli *c, int argc, char **argv)
 	else
 		printf("ipv4     off: the trie answers\n");
 	if (t.v6.on)
-		printf("ipv6     on: %zu of %zu units used, %zu slots answered by the trie, %.1f MiB\n",
+		printf("ipv6     on: %zu of %zu units used, %zu slots answered by the trie, %.1f MiB, format %u\n",
 		       t.v6.used, t.v6.units, t.v6.ask_trie,
-		       t.v6.bytes / 1048576.0);
+		       t.v6.bytes / 1048576.0, t.v6.format);
 	else if (t.v6.foreign_format)
 		printf("ipv6     in format %u, which this build cannot read: the trie answers\n",
 		       t.v6.foreign_format);

@@ -107,6 +107,7 @@ sleep 0.2
 cls route load "$WORK/big"
 streams_check "across a load that widens the first level"
 expect_eq "format with 500k routes" "$(cls -j table | jq .ipv6.format)" 3
+cls table | grep -q "^ipv6 .*, format 3$" || fail "table: $(cls table | grep ipv6)"
 for a in "$WEB6" 2001:1003:1234::1 2001:1007:a11f::1 2001:1008::1; do
 	cls lookup "$a" | grep -q "(ipv6 table agrees)" ||
 		fail "lookup $a: $(cls lookup "$a")"
