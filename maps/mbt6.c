@@ -832,6 +832,7 @@ int mbt6_view(struct mbt6 *m, __u32 *mem, size_t entries, bool wide)
 	m->units = pool / MBT6_UNIT_ENTRIES;
 	m->wide = wide;
 	m->all_direct = false;
+	m->packed = false;
 	return 0;
 }
 
