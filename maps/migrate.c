@@ -121,21 +121,48 @@ static int move_routes(struct cls_maps *n, int old_fd, const char *name,
 	return err;
 }
 
+/* One entry of an old map, by pin name. */
+static int read_old(int old_fd, const char *name, void *value)
+{
+	__u32 zero = 0;
+	int fd = cls_pin_open(old_fd, name), err;
+
+	if (fd < 0)
+		return fd;
+	err = bpf_map_lookup_elem(fd, &zero, value) ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+/*
+ * The IPv6 table the policy in s wants for these routes (address order)
+ * into slot gen, and its format into config.
+ */
+static int table6_into(struct cls_maps *n, const struct cls_state *s,
+		       const struct cls_route *r, size_t count, __u32 gen)
+{
+	int table6, err;
+	__u8 format6;
+
+	err = cls_table6_build(s, r, count, &table6, &format6);
+	if (!err && table6 >= 0)
+		err = cls_slot_set(n, CLS_S_TABLE_V6, gen, table6);
+	if (!err)
+		err = cls_table6_format_set(n, gen, format6);
+	if (table6 >= 0)
+		close(table6);
+	return err;
+}
+
 static int fill_new(struct cls_maps *n, int old_fd, struct cls_state *s)
 {
 	struct cls_route *v4 = NULL, *v6 = NULL;
 	struct v3_config old;
 	struct cls_config cfg;
 	size_t n4, n6;
-	__u32 zero = 0;
-	int fd, table = -1, table6 = -1, err;
-	__u8 format6 = 0;
+	int table = -1, err;
 
-	fd = cls_pin_open(old_fd, "config");
-	if (fd < 0)
-		return fd;
-	err = bpf_map_lookup_elem(fd, &zero, &old) ? -errno : 0;
-	close(fd);
+	err = read_old(old_fd, "config", &old);
 	if (!err)
 		err = cls_config_read(n, &cfg);
 	if (!err) {
@@ -153,33 +180,14 @@ static int fill_new(struct cls_maps *n, int old_fd, struct cls_state *s)
 		s->routes[1][0] = n6;
 		err = cls_table_build(s, v4, n4, &table);
 	}
-	if (!err)
-		err = cls_table6_build(s, v6, n6, &table6, &format6);
 	if (!err && table >= 0)
 		err = cls_slot_set(n, CLS_S_TABLE_V4, 0, table);
-	if (!err && table6 >= 0)
-		err = cls_slot_set(n, CLS_S_TABLE_V6, 0, table6);
 	if (!err)
-		err = cls_table6_format_set(n, 0, format6);
+		err = table6_into(n, s, v6, n6, 0);
 	if (table >= 0)
 		close(table);
-	if (table6 >= 0)
-		close(table6);
 	free(v4);
 	free(v6);
-	return err;
-}
-
-/* One entry of an old map, by pin name. */
-static int read_old(int old_fd, const char *name, void *value)
-{
-	__u32 zero = 0;
-	int fd = cls_pin_open(old_fd, name), err;
-
-	if (fd < 0)
-		return fd;
-	err = bpf_map_lookup_elem(fd, &zero, value) ? -errno : 0;
-	close(fd);
 	return err;
 }
 
@@ -189,8 +197,7 @@ static int table6_from_trie(struct cls_maps *n, const struct cls_state *s,
 {
 	struct cls_route *r = NULL;
 	size_t count = 0, cap = 0;
-	int trie, table6 = -1, err;
-	__u8 format6 = 0;
+	int trie, err;
 
 	trie = cls_slot_get(n, CLS_S_TRIE_V6, gen);
 	if (trie < 0)
@@ -200,13 +207,7 @@ static int table6_from_trie(struct cls_maps *n, const struct cls_state *s,
 	if (!err)
 		err = cls_route_sort(r, count);
 	if (!err)
-		err = cls_table6_build(s, r, count, &table6, &format6);
-	if (!err && table6 >= 0)
-		err = cls_slot_set(n, CLS_S_TABLE_V6, gen, table6);
-	if (!err)
-		err = cls_table6_format_set(n, gen, format6);
-	if (table6 >= 0)
-		close(table6);
+		err = table6_into(n, s, r, count, gen);
 	free(r);
 	return err;
 }
