@@ -200,6 +200,12 @@ struct cls_config {
 #define MBT6_FORMAT	  2
 #define MBT6_FORMAT_WIDE  3
 #define MBT6_FORMAT_OLDEST 1
+
+/* A table this build reads: MBT6_FORMAT_OLDEST to MBT6_FORMAT_WIDE. */
+static inline __attribute__((always_inline)) int mbt6_format_known(__u32 f)
+{
+	return f - MBT6_FORMAT_OLDEST <= MBT6_FORMAT_WIDE - MBT6_FORMAT_OLDEST;
+}
 #define MBT6_PER_ELEM	  (1U << 20)
 #define MBT6_L1_BITS	  16
 #define MBT6_L1_ENTRIES	  (1U << MBT6_L1_BITS)

@@ -34,7 +34,7 @@ int cls_live_fd(struct cls_maps *m, enum cls_slotted s);
 int cls_live_table(struct cls_maps *m);
 /*
  * The same for the IPv6 table, into m->table6.  A table in a format this
- * build does not know is none (m->table6_foreign says which); one that
+ * build does not know is none (m->table6_format says which); one that
  * holds the lock takes it out of its slot.
  */
 int cls_live_table6(struct cls_maps *m);

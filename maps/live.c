@@ -148,7 +148,6 @@ static int table6_foreign(struct cls_maps *m, __u8 format)
 {
 	int err;
 
-	m->table6_foreign = format;
 	if (!m->locked)
 		return 0;
 	err = cls_slot_clear(m, CLS_S_TABLE_V6, m->gen);
@@ -156,7 +155,7 @@ static int table6_foreign(struct cls_maps *m, __u8 format)
 		return err;
 	close(m->live[CLS_S_TABLE_V6]);
 	m->live[CLS_S_TABLE_V6] = -1;
-	m->table6_foreign = 0;
+	m->table6_format = 0;
 	cls_notify(m,
 		   "took out an IPv6 table in format %u, which this classifier "
 		   "does not know (it writes format %u); the trie answers until "
@@ -168,11 +167,12 @@ static int table6_foreign(struct cls_maps *m, __u8 format)
 int cls_live_table6(struct cls_maps *m)
 {
 	struct cls_config cfg;
+	__u8 *format = &m->table6_format;
 	int fd, err;
 
 	if (m->table6.fd >= 0)
 		return 0;
-	m->table6_foreign = 0;
+	*format = 0;
 	fd = cls_live_fd(m, CLS_S_TABLE_V6);
 	if (fd == -ENOENT)
 		return 0;
@@ -181,27 +181,24 @@ int cls_live_table6(struct cls_maps *m)
 	err = cls_config_read(m, &cfg);
 	if (err)
 		return err;
-	if (cfg.table6_format[m->gen] < MBT6_FORMAT_OLDEST ||
-	    cfg.table6_format[m->gen] > MBT6_FORMAT_WIDE)
-		return table6_foreign(m, cfg.table6_format[m->gen]);
-	if (cfg.table6_format[m->gen] < MBT6_FORMAT && m->locked) {
+	*format = cfg.table6_format[m->gen];
+	if (!mbt6_format_known(*format))
+		return table6_foreign(m, *format);
+	if (*format < MBT6_FORMAT && m->locked) {
 		/*
 		 * An older build's table: ours to read, but a change may add
 		 * nodes its programs do not know.  Those must see a format
 		 * they do not know first (and ask the trie), and be done
 		 * with the table.
 		 */
-		cfg.table6_format[m->gen] = MBT6_FORMAT;
+		*format = cfg.table6_format[m->gen] = MBT6_FORMAT;
 		err = cls_config_write(m, &cfg);
 		if (!err)
 			err = cls_wait_for_programs(m);
 		if (err)
 			return err;
 	}
-	err = cls_table6_map(&m->table6, fd, cfg.table6_format[m->gen]);
-	if (!err)
-		m->table6.format = cfg.table6_format[m->gen];
-	return err;
+	return cls_table6_map(&m->table6, fd, *format);
 }
 
 int cls_wait_for_programs(struct cls_maps *m)

@@ -77,7 +77,6 @@ struct cls_table {
 /* A mapped IPv6 table (maps/table6.c). */
 struct cls_table6 {
 	int fd;
-	unsigned int format; /* as config says (MBT6_FORMAT_OLDEST..) */
 	struct mbt6 m;
 	void *mem;
 	size_t len;
@@ -97,7 +96,11 @@ struct cls_maps {
 	int live[CLS_NR_SLOTTED]; /* -1: not looked up (or no table) */
 	struct cls_table table;	  /* the live IPv4 table, if it has one */
 	struct cls_table6 table6; /* the live IPv6 table, if it has one */
-	__u8 table6_foreign;	  /* else the format of one we cannot read */
+	/*
+	 * The format config gives the live slot's IPv6 table (0: none); one
+	 * this build cannot read leaves table6 unmapped.
+	 */
+	__u8 table6_format;
 	struct cls_counter *stats_mem;
 	size_t stats_len;
 	struct cls_catalog *catalog;

@@ -819,7 +819,8 @@ int cls_table_info(struct cls_maps *m, struct cls_table_info *info)
 		info->ask_trie = m->table.d.hdr->ask_trie;
 		info->bytes = m->table.len;
 	}
-	info->v6.foreign_format = m->table6_foreign;
+	if (m->table6.fd < 0)
+		info->v6.foreign_format = m->table6_format;
 	if (m->table6.fd >= 0) {
 		mbt6_usage(&m->table6.m, &u);
 		info->v6.on = true;
@@ -827,7 +828,7 @@ int cls_table_info(struct cls_maps *m, struct cls_table_info *info)
 		info->v6.used = u.used;
 		info->v6.ask_trie = u.ask_trie;
 		info->v6.bytes = u.bytes;
-		info->v6.format = m->table6.format;
+		info->v6.format = m->table6_format;
 	}
 	return 0;
 }

@@ -103,8 +103,7 @@ static __always_inline int cls_lookup_class(const struct cls_pkt *pkt,
 	} else {
 		/* A table of a format we do not know: the trie answers. */
 		format = cfg ? cfg->table6_format[gen] : 0;
-		table = format - MBT6_FORMAT_OLDEST <=
-					MBT6_FORMAT_WIDE - MBT6_FORMAT_OLDEST ?
+		table = mbt6_format_known(format) ?
 				bpf_map_lookup_elem(&table_v6, &gen) :
 				NULL;
 		idx = table ? cls_lookup_v6table(table, pkt->addr,
