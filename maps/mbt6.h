@@ -85,6 +85,12 @@ static inline size_t mbt6_entries(size_t units, bool wide)
 	       MBT6_HDR_ENTRIES;
 }
 
+/* The map's 4 MiB elements (max_entries) for a pool of that many units. */
+static inline size_t mbt6_elems(size_t units, bool wide)
+{
+	return (mbt6_entries(units, wide) + MBT6_PER_ELEM - 1) / MBT6_PER_ELEM;
+}
+
 /*
  * Interpret mem (entries __u32s) as a table with a first level as wide
  * says; -EINVAL for a bad size.

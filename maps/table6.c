@@ -102,8 +102,7 @@ int cls_table6_create(size_t units, bool wide)
 	if (units > MBT6_MAX_UNITS - MBT6_PER_ELEM / MBT6_UNIT_ENTRIES)
 		return -ERANGE;
 	fd = cls_map_create(cls_slot_spec(CLS_S_TABLE_V6),
-			    (mbt6_entries(units, wide) + MBT6_PER_ELEM - 1) /
-				    MBT6_PER_ELEM);
+			    mbt6_elems(units, wide));
 	if (fd < 0)
 		return fd;
 	err = view(&t, fd, wide);

@@ -301,9 +301,7 @@ int v6table_of(struct t *t, struct mbt6 *m, bool wide)
 	LIBBPF_OPTS(bpf_map_create_opts, opts,
 		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	/* Whole elements, as maps/table6.c sizes its maps. */
-	size_t entries = (mbt6_entries(TEST_V6TABLE_UNITS, wide) +
-			  MBT6_PER_ELEM - 1) /
-			 MBT6_PER_ELEM * MBT6_PER_ELEM;
+	size_t entries = mbt6_elems(TEST_V6TABLE_UNITS, wide) * MBT6_PER_ELEM;
 	struct fix *f = t->f;
 	__u32 zero = 0;
 	void *mem;
