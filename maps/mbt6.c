@@ -487,19 +487,19 @@ static bool one_run_in(const struct runs *c, __u32 out, unsigned int *lo,
 
 /*
  * The slot of a node (runs r) whose slots all hold one value, *out, but
- * that one, a node; -1 if it is not such a node.
+ * that one, *child, a node; -1 if it is not such a node.
  */
-static int lone_child(const struct runs *r, __u32 *out)
+static int lone_child(const struct runs *r, __u32 *out, __u32 *child)
 {
 	int x = -1;
 
 	if (r->n == 3 && r->v[0] == r->v[2] && r->start[2] - r->start[1] == 1)
-		x = r->start[1], *out = r->v[0];
+		x = r->start[1], *out = r->v[0], *child = r->v[1];
 	else if (r->n == 2 && r->start[1] == 1)
-		x = 0, *out = r->v[1];
+		x = 0, *out = r->v[1], *child = r->v[0];
 	else if (r->n == 2 && r->start[1] == MBT6_SLOTS - 1)
-		x = MBT6_SLOTS - 1, *out = r->v[0];
-	return x >= 0 && !is_node(*out) ? x : -1;
+		x = MBT6_SLOTS - 1, *out = r->v[0], *child = r->v[1];
+	return x >= 0 && !is_node(*out) && is_node(*child) ? x : -1;
 }
 
 /* A RANGE2's entries: the range x:lo..x:hi holds in, the rest out. */
@@ -516,8 +516,8 @@ static void range2_entries(__u32 *ent, unsigned int x, unsigned int lo,
  * hold a RANGE node (not a RANGE2: those do not chain) with out in all
  * but one run.  Fills its entries and the node it takes in.
  */
-static bool range2_of(const struct mbt6 *m, const __u32 *slot,
-		      const struct runs *r, __u32 *ent, __u32 *child)
+static bool range2_of(const struct mbt6 *m, const struct runs *r, __u32 *ent,
+		      __u32 *child)
 {
 	__u32 c[MBT6_SLOTS], out, in;
 	unsigned int lo, hi;
@@ -525,11 +525,8 @@ static bool range2_of(const struct mbt6 *m, const __u32 *slot,
 	struct runs cr;
 	int x;
 
-	if (m->all_direct || (x = lone_child(r, &out)) < 0)
-		return false;
-	*child = slot[x];
-	if (!is_node(*child) || kind(*child) != MBT6_RANGE ||
-	    !(p = node_mem(m, *child)))
+	if (m->all_direct || (x = lone_child(r, &out, child)) < 0 ||
+	    kind(*child) != MBT6_RANGE || !(p = node_mem(m, *child)))
 		return false;
 	decode(p, *child, c);
 	slot_runs(c, &cr);
@@ -590,7 +587,7 @@ static bool try_encode(struct mbt6 *m, const __u32 *slot, int d, __u32 *v)
 	slot_runs(slot, &r);
 	if (uniform(r.n, slot[0], d, v))
 		return true;
-	if (!range2_of(m, slot, &r, ent, &child))
+	if (!range2_of(m, &r, ent, &child))
 		return new_node(m, slot, &r, v);
 	if (!new_range2(m, ent, v))
 		return false;
@@ -923,12 +920,12 @@ static bool fill_range2(struct mbt6_fill *f, int d, const struct runs *r,
 {
 	const struct mbt6_fill_range *c = &f->last[d + 1];
 	struct runs cr = {.n = c->n};
-	__u32 ent[3], out, in;
+	__u32 ent[3], out, in, child;
 	unsigned int lo, hi;
 	int x;
 
-	if (f->m->all_direct || !c->ok || (x = lone_child(r, &out)) < 0 ||
-	    r->v[r->n == 2 && x == 0 ? 0 : 1] != c->ref)
+	if (f->m->all_direct || !c->ok ||
+	    (x = lone_child(r, &out, &child)) < 0 || child != c->ref)
 		return false;
 	memcpy(cr.start, c->start, sizeof(cr.start));
 	memcpy(cr.v, c->v, sizeof(cr.v));
