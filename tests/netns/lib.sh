@@ -105,6 +105,18 @@ cls()
 	nsenter --net="/run/netns/$NS_S" "$CLASSIFIER" --bpffs "$BPFFS" "$@"
 }
 
+# version_layout: the layout in a --version line on stdin; cls_layout:
+# this build's.
+version_layout()
+{
+	sed -n 's/.*(layout \([0-9]*\),.*/\1/p'
+}
+
+cls_layout()
+{
+	cls --version | version_layout
+}
+
 cls_rcv()
 {
 	nsenter --net="/run/netns/$NS_R" "$CLASSIFIER" --bpffs "$BPFFS_R" "$@"

@@ -80,7 +80,7 @@ state_set_layout()
 	bpftool map update pinned "$PINS/state" key 0 0 0 0 value \
 		"$1" "$2" "$3" "$4" "$v" 0 0 0 "${@:9}"
 }
-LAYOUT=$(cls --version | sed -n 's/.*(layout \([0-9]*\),.*/\1/p')
+LAYOUT=$(cls_layout)
 cls route list > "$WORK/before"
 state_set_layout 9
 refused route add 10.3.0.0/16 class web

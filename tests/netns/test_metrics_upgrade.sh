@@ -41,7 +41,7 @@ cls upgrade
 wait_scrape "upgraded" classifier_up 1
 expect_eq "counter carried over" "$(prom_value "$WORK/s.prom" "$web")" 100
 expect_eq "layout" "$(prom_value "$WORK/s.prom" classifier_layout_version)" \
-	"$(cls --version | sed -n 's/.*(layout \([0-9]*\),.*/\1/p')"
+	"$(cls_layout)"
 build=$(cls -V | sed -n 's/.*build \([0-9a-f]*\)).*/\1/p')
 expect_eq "attached program of this build" \
 	"$(grep -c "^classifier_program_info{.*name=\"cls_egress\",.*build_id=\"$build\"} 1$" "$WORK/s.prom")" 1

@@ -3,8 +3,9 @@
 # The format config gives each slot's IPv6 table.  First one this build
 # does not know, as a newer build would leave it: config says format 9
 # for the live slot.  Under a UDP stream to a web prefix:
-#  - the programs do not read that table: the trie answers, every packet
-#    lands in web;
+#  - every packet still lands in web (here the table and the trie agree:
+#    that programs skip such a table is tests/prog's
+#    v6table_other_format_uses_trie);
 #  - status, table and lookup still work and say so;
 #  - a route change takes the table out of its slot, says so, and its
 #    upkeep builds a table in this build's format, which then agrees

@@ -26,7 +26,7 @@ upgrade_from "${CLASSIFIER_LANDED:-}" landed
 	fail "no fault build of the landed classifier (make netns builds it)"
 [ "$(old --version)" != "$(cls --version)" ] ||
 	fail "the landed classifier is this build: nothing to upgrade from"
-OLD_LAYOUT=$(old --version | sed -n 's/.*(layout \([0-9]*\),.*/\1/p')
+OLD_LAYOUT=$(old --version | version_layout)
 [ -n "$OLD_LAYOUT" ] && [ "$OLD_LAYOUT" -le "$(cls_layout)" ] ||
 	fail "the landed classifier's layout: $(old --version)"
 log "from: $(old --version); to: $(cls --version)"

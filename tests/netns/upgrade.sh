@@ -16,12 +16,6 @@ upgrade_from()
 	upgrade_env
 }
 
-# The layout of this build's pins, as --version says.
-cls_layout()
-{
-	cls --version | sed -n 's/.*(layout \([0-9]*\),.*/\1/p'
-}
-
 old()
 {
 	nsenter --net="/run/netns/$NS_S" "$OLD_CLASSIFIER" --bpffs "$BPFFS" "$@"
