@@ -291,9 +291,9 @@ int cls_class_store(struct cls_maps *m, struct cls_class_entry *e)
 	struct cls_state s;
 	int err, idx;
 
-	if (!m->locked)
-		return -ENOLCK;
-	err = catalog(m, &c);
+	err = cls_change_start(m);
+	if (!err)
+		err = catalog(m, &c);
 	if (err)
 		return err;
 	if (e->idx == CLS_CLASS_NEW) {
@@ -324,10 +324,11 @@ int cls_class_del(struct cls_maps *m, __u32 idx, __u32 *routes)
 	int used, err;
 
 	*routes = 0;
-	if (!m->locked)
-		return -ENOLCK;
 	if (idx == CLS_DEFAULT_CLASS)
 		return -EPERM;
+	err = cls_change_start(m);
+	if (err)
+		return err;
 	used = cls_route_count_class(m, idx);
 	if (used < 0)
 		return used;

@@ -123,6 +123,13 @@ void cls_catalog_free(struct cls_maps *m);
 /* recover.c: finish or roll back what the journal records. */
 int cls_recover(struct cls_maps *m);
 /*
+ * Before a change: the lock held (-ENOLCK) and no record open.  A change
+ * of this process that failed after recording itself left one (another
+ * process's is settled when the lock is taken): it is finished or rolled
+ * back first, or its error refuses the new change; never written over.
+ */
+int cls_change_start(struct cls_maps *m);
+/*
  * The same on the pins of layout 4 in maps_fd, before they are moved
  * (the caller holds the lock): their IPv6 table leaves its slots first.
  */

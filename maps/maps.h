@@ -180,12 +180,25 @@ int cls_remove_pins(const char *root);
  * CLS_FAULT_INJECT die there by SIGKILL when $CLS_FAULT_STEP counts down
  * to it, so tests can try every crash point; elsewhere it is nothing.
  */
+/*
+ * A named point where a change may fail as a real error would (a map
+ * update refused, memory short): there CLS_FAULT_INJECT builds return
+ * -EIO, once, when $CLS_FAULT_FAIL names it, so tests can follow what a
+ * failed change leaves; elsewhere it is 0.
+ */
 #ifdef CLS_FAULT_INJECT
 void cls_step(const char *what);
+int cls_fail(const char *what);
 #else
 static inline void cls_step(const char *what)
 {
 	(void)what;
+}
+
+static inline int cls_fail(const char *what)
+{
+	(void)what;
+	return 0;
 }
 #endif
 

@@ -79,3 +79,8 @@ int cls_recover(struct cls_maps *m)
 		m->root, s.journal.op);
 	return -EUCLEAN;
 }
+
+int cls_change_start(struct cls_maps *m)
+{
+	return m->locked ? cls_recover(m) : -ENOLCK;
+}

@@ -254,8 +254,9 @@ static int route_change(struct cls_maps *m, const struct cls_prefix *p,
 	__u32 before;
 	int trie, err;
 
-	if (!m->locked)
-		return -ENOLCK;
+	err = cls_change_start(m);
+	if (err)
+		return err;
 	trie = cls_live_fd(m, trie_of(p->family));
 	if (trie < 0)
 		return trie;
@@ -282,6 +283,8 @@ static int route_change(struct cls_maps *m, const struct cls_prefix *p,
 	if (err)
 		err = -errno;
 	cls_step("route: trie changed");
+	if (!err)
+		err = cls_fail("route: repaint");
 	if (!err)
 		err = repaint(m, trie, p);
 	cls_step("route: table painted");

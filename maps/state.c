@@ -131,4 +131,15 @@ void cls_step(const char *what)
 	if (left > 0 && --left == 0)
 		kill(getpid(), SIGKILL);
 }
+
+int cls_fail(const char *what)
+{
+	static bool failed;
+	const char *env = getenv("CLS_FAULT_FAIL");
+
+	if (failed || !env || strcmp(env, what))
+		return 0;
+	failed = true;
+	return -EIO;
+}
 #endif

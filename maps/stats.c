@@ -134,9 +134,9 @@ int cls_stats_reset(struct cls_maps *m)
 	bool on;
 	int err;
 
-	if (!m->locked)
-		return -ENOLCK;
-	err = cls_stats_map(m);
+	err = cls_change_start(m);
+	if (!err)
+		err = cls_stats_map(m);
 	if (!err)
 		err = cls_stats_get_enabled(m, &on);
 	if (!err)

@@ -454,8 +454,9 @@ int cls_txn_begin(struct cls_maps *m, enum cls_txn_scope scope,
 	int f, err;
 
 	*out = NULL;
-	if (!m->locked)
-		return -ENOLCK;
+	err = cls_change_start(m);
+	if (err)
+		return err;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -616,6 +617,8 @@ static int swap_finish(struct cls_maps *m, struct cls_state *s)
 	m->gen_known = true;
 	err = cls_wait_for_programs(m);
 	cls_step("swap: programs waited for");
+	if (!err)
+		err = cls_fail("swap: empty the old slots");
 	if (!err)
 		err = clear_slots(m, old);
 	cls_step("swap: old slots emptied");
@@ -779,19 +782,20 @@ static int rebuild_table(struct cls_maps *m, __u32 mode, __u32 groups)
 	return cls_txn_commit(t, NULL);
 }
 
+/* The policy as a settled state holds it (a recovery may set it). */
 int cls_table_rebuild(struct cls_maps *m)
 {
 	struct cls_state s;
-	int err = cls_state_read(m, &s);
+	int err = cls_change_start(m);
 
+	if (!err)
+		err = cls_state_read(m, &s);
 	return err ? err : rebuild_table(m, s.table_mode, s.table_groups);
 }
 
 int cls_table_set_policy(struct cls_maps *m, enum cls_table_mode mode,
 			 __u32 groups)
 {
-	if (!m->locked)
-		return -ENOLCK;
 	if (groups > CLS_DIR24_MAX_GROUPS)
 		return -ERANGE;
 	return rebuild_table(m, mode, groups);
@@ -895,7 +899,10 @@ int cls_table_maintain(struct cls_maps *m)
 	size_t n6;
 	int err;
 
-	err = reclaim6(m);
+	/* The counts it goes by are a settled state's. */
+	err = cls_change_start(m);
+	if (!err)
+		err = reclaim6(m);
 	if (!err)
 		err = cls_state_read(m, &s);
 	if (!err)
