@@ -17,7 +17,7 @@ static int bad_value(struct cli *c, const char *key, const char *val)
 static int parse_class_args(struct cli *c, int argc, char **argv,
 			    struct cls_class_entry *e, bool allow_classid)
 {
-	const char *why = NULL;
+	struct parse_why why;
 	int i;
 
 	for (i = 0; i < argc; i++) {
@@ -39,7 +39,7 @@ static int parse_class_args(struct cli *c, int argc, char **argv,
 		if (!strcmp(k, "name")) {
 			if (check_class_name(v, &why)) {
 				cli_err(c, "invalid name \"%s\": %s", v,
-					why ? why : "bad name");
+					why.text);
 				return -EINVAL;
 			}
 			snprintf(e->meta.name, sizeof(e->meta.name), "%s", v);

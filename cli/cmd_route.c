@@ -9,10 +9,10 @@
 
 static int get_prefix(struct cli *c, const char *s, struct cls_prefix *p)
 {
-	const char *why = NULL;
+	struct parse_why why;
 
 	if (parse_prefix(s, p, &why)) {
-		cli_err(c, "%s: %s", s, why ? why : "invalid prefix");
+		cli_err(c, "%s: %s", s, why.text);
 		return -EINVAL;
 	}
 	return 0;
@@ -250,7 +250,8 @@ static int lookup(struct cli *c, int argc, char **argv)
 	struct json_writer *jw;
 	struct cls_prefix addr;
 	struct cls_route match;
-	const char *why = NULL, *name;
+	struct parse_why why;
+	const char *name;
 	__u32 idx = CLS_DEFAULT_CLASS;
 	bool found;
 	int err;
@@ -260,7 +261,7 @@ static int lookup(struct cli *c, int argc, char **argv)
 		return -EINVAL;
 	}
 	if (parse_addr(argv[0], &addr, &why)) {
-		cli_err(c, "%s: %s", argv[0], why ? why : "invalid address");
+		cli_err(c, "%s: %s", argv[0], why.text);
 		return -EINVAL;
 	}
 	err = cli_maps_read(c);

@@ -113,7 +113,7 @@ static void *parse_part(void *arg)
 {
 	struct part *pt = arg;
 	struct part_reader *r = calloc(1, sizeof(*r));
-	const char *why = NULL;
+	struct parse_why why;
 	int err;
 
 	if (!r) {
@@ -125,8 +125,8 @@ static void *parse_part(void *arg)
 	err = parse_route_buf(pt->p, pt->end - pt->p, part_route, r,
 			      &pt->lines, &why);
 	/* A bad line says why; a class or the transaction wrote msg. */
-	if (err && why)
-		snprintf(pt->msg, sizeof(pt->msg), "%s", why);
+	if (err && why.text[0])
+		snprintf(pt->msg, sizeof(pt->msg), "%s", why.text);
 	if (!err)
 		err = flush_batch(r);
 	free(r);

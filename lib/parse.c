@@ -10,10 +10,10 @@
 
 #define TC_H_ROOT_VAL 0xFFFFFFFFU
 
-static int fail(const char **why, const char *reason)
+static int fail(struct parse_why *why, const char *reason)
 {
 	if (why)
-		*why = reason;
+		snprintf(why->text, sizeof(why->text), "%s", reason);
 	return -EINVAL;
 }
 
@@ -40,7 +40,7 @@ static int hex_val(char c)
 
 /* Text that names an address family by whether it contains ':'. */
 static int parse_addr_n(const char *s, size_t len, struct cls_prefix *p,
-			const char **why)
+			struct parse_why *why)
 {
 	char buf[INET6_ADDRSTRLEN];
 	bool v6 = memchr(s, ':', len) != NULL;
@@ -63,7 +63,7 @@ static int parse_addr_n(const char *s, size_t len, struct cls_prefix *p,
 	return 0;
 }
 
-int parse_addr(const char *s, struct cls_prefix *p, const char **why)
+int parse_addr(const char *s, struct cls_prefix *p, struct parse_why *why)
 {
 	if (!s || !*s)
 		return fail(why, "empty address");
@@ -73,7 +73,7 @@ int parse_addr(const char *s, struct cls_prefix *p, const char **why)
 }
 
 /* Decimal only: "/033" is 33, as ip(8) reads it, not octal 27. */
-static int parse_len(const char *s, int max, __u8 *len, const char **why)
+static int parse_len(const char *s, int max, __u8 *len, struct parse_why *why)
 {
 	unsigned int v = 0;
 	const char *c;
@@ -108,10 +108,8 @@ static void mask_prefix(struct cls_prefix *p)
 }
 
 /* Refuse rather than mask: a typo'd route should not silently widen. */
-static int check_host_bits(const struct cls_prefix *p, const char **why)
+static int check_host_bits(const struct cls_prefix *p, struct parse_why *why)
 {
-	static char reason[sizeof("host bits set (did you mean ?)") +
-			   PREFIX_STRLEN];
 	struct cls_prefix masked = *p;
 	char text[PREFIX_STRLEN];
 
@@ -120,14 +118,13 @@ static int check_host_bits(const struct cls_prefix *p, const char **why)
 		return 0;
 	if (why) {
 		format_prefix(&masked, text, sizeof(text));
-		snprintf(reason, sizeof(reason),
+		snprintf(why->text, sizeof(why->text),
 			 "host bits set (did you mean %s?)", text);
-		*why = reason;
 	}
 	return -EINVAL;
 }
 
-int parse_prefix(const char *s, struct cls_prefix *p, const char **why)
+int parse_prefix(const char *s, struct cls_prefix *p, struct parse_why *why)
 {
 	const char *slash;
 	int err;
@@ -464,7 +461,7 @@ static bool route_line_v4(char *line, struct cls_prefix *p, char **class_tok)
 }
 
 int parse_route_line(char *line, struct cls_prefix *p, char **class_tok,
-		     const char **why)
+		     struct parse_why *why)
 {
 	char *argv[3];
 	int argc, err;
@@ -486,8 +483,8 @@ int parse_route_line(char *line, struct cls_prefix *p, char **class_tok,
 	return 1;
 }
 
-int parse_route_buf(const char *buf, size_t len, route_line_fn route,
-		    void *arg, size_t *lines, const char **why)
+int parse_route_buf(const char *buf, size_t len, route_line_fn route, void *arg,
+		    size_t *lines, struct parse_why *why)
 {
 	const char *p = buf, *end = buf + len, *nl;
 	char *line = NULL, *tok, *nline;
@@ -496,6 +493,7 @@ int parse_route_buf(const char *buf, size_t len, route_line_fn route,
 	int rc = 0;
 
 	*lines = 0;
+	why->text[0] = '\0';
 	while (p < end && !rc) {
 		nl = memchr(p, '\n', end - p);
 		n = (nl ? nl : end) - p;
@@ -504,7 +502,7 @@ int parse_route_buf(const char *buf, size_t len, route_line_fn route,
 			cap = n + 256;
 			nline = realloc(line, cap);
 			if (!nline) {
-				*why = "out of memory";
+				fail(why, "out of memory");
 				rc = -ENOMEM;
 				break;
 			}
@@ -518,14 +516,11 @@ int parse_route_buf(const char *buf, size_t len, route_line_fn route,
 		memcpy(line, p, n);
 		line[n] = '\0';
 		p += n + (nl != NULL);
-		*why = NULL;
 		rc = parse_route_line(line, &pfx, &tok, why);
-		if (rc < 0 && !*why) {
-			*why = "invalid line";
-		} else if (rc == 1) {
-			*why = NULL; /* the callback's error is its own */
-			rc = route(arg, &pfx, tok);
-		}
+		if (rc < 0 && !why->text[0])
+			fail(why, "invalid line");
+		else if (rc == 1)
+			rc = route(arg, &pfx, tok); /* its error is its own */
 	}
 	free(line);
 	return rc;
@@ -537,7 +532,7 @@ static bool is_name_char(char c)
 	       c == '_' || c == '.' || c == '-';
 }
 
-int check_class_name(const char *s, const char **why)
+int check_class_name(const char *s, struct parse_why *why)
 {
 	const char *c;
 	__u32 id;

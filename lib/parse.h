@@ -3,7 +3,8 @@
  * Text <-> value for everything an operator types: prefixes (ip's syntax),
  * class ids (tc's syntax), numbers, DSCP, batch and route file lines.
  * Errors are -EINVAL/-ERANGE/-E2BIG/-ENOSPC; where a caller passes `why`,
- * it gets a one-line reason meant for a person (static storage).
+ * it gets a one-line reason meant for a person, in its own storage: the
+ * parsers keep no state, so threads parse side by side (route load).
  */
 #ifndef CLS_PARSE_H
 #define CLS_PARSE_H
@@ -19,17 +20,23 @@ struct cls_prefix {
 	__u8 addr[16]; /* network order; IPv4 uses addr[0..3], rest zero */
 };
 
+#define PREFIX_STRLEN 64
+
+/* Why a parse failed; "" where the parser had nothing to say. */
+struct parse_why {
+	char text[sizeof("host bits set (did you mean ?)") + PREFIX_STRLEN];
+};
+
 /*
  * "10.0.0.0/8", "2001:db8::/32", "192.0.2.1" (/32), "::1" (/128).
  * Like `ip route`, a prefix with host bits set is refused, not masked:
- * *why then suggests the masked prefix (static buffer, not reentrant).
+ * why then suggests the masked prefix.
  */
-int parse_prefix(const char *s, struct cls_prefix *p, const char **why);
+int parse_prefix(const char *s, struct cls_prefix *p, struct parse_why *why);
 /* A single address (no '/'): len = 32 or 128. */
-int parse_addr(const char *s, struct cls_prefix *p, const char **why);
+int parse_addr(const char *s, struct cls_prefix *p, struct parse_why *why);
 /* Canonical text, inet_ntop form. Returns length or -ENOSPC. */
 int format_prefix(const struct cls_prefix *p, char *buf, size_t n);
-#define PREFIX_STRLEN 64
 /* a contains b: same family, a->len <= b->len, first a->len bits equal. */
 bool prefix_contains(const struct cls_prefix *a, const struct cls_prefix *b);
 
@@ -65,27 +72,27 @@ int split_args(char *line, char **argv, int max);
  * No allocation: called once per line of million-line files.
  */
 int parse_route_line(char *line, struct cls_prefix *p, char **class_tok,
-		     const char **why);
+		     struct parse_why *why);
 
 /*
  * The route lines of buf[0..len): each cut at '\n' (the last may lack
  * one), refused if it holds a NUL byte, then read by parse_route_line().
  * route(arg, prefix, class_tok) is called for each route in order; a
- * non-zero return stops the walk and is returned.  A bad line stops it:
- * its negative errno is returned and *why says what is wrong.  *lines
- * counts the lines read, the one that stopped the walk included.  -ENOMEM:
- * no memory for a line (*why says so).
+ * non-zero return stops the walk and is returned, why left "".  A bad
+ * line stops it: its negative errno is returned and why says what is
+ * wrong.  *lines counts the lines read, the one that stopped the walk
+ * included.  -ENOMEM: no memory for a line (why says so).
  */
 typedef int (*route_line_fn)(void *arg, const struct cls_prefix *p,
 			     char *class_tok);
-int parse_route_buf(const char *buf, size_t len, route_line_fn route,
-		    void *arg, size_t *lines, const char **why);
+int parse_route_buf(const char *buf, size_t len, route_line_fn route, void *arg,
+		    size_t *lines, struct parse_why *why);
 
 /*
  * Class names: [A-Za-z_][A-Za-z0-9_.-]*, 1..31 chars, and not parseable
  * as a classid (so "ff" is not a name). Returns 0 or -EINVAL with *why.
  */
-int check_class_name(const char *s, const char **why);
+int check_class_name(const char *s, struct parse_why *why);
 #define CLASS_NAME_MAX 31
 
 #endif

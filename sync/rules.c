@@ -230,7 +230,7 @@ static int parse_selector(struct sync_rule *r, const struct selector *s,
 			  const char *word, const char *v,
 			  const struct where *w)
 {
-	const char *why = NULL;
+	struct parse_why why;
 
 	if (r->sel & s->sel)
 		return bad(w, "%s given twice in one rule", s->word);
@@ -275,11 +275,11 @@ static int parse_selector(struct sync_rule *r, const struct selector *s,
 		return 0;
 	case SYNC_SEL_TO:
 		if (parse_prefix(v, &r->to, &why))
-			return bad(w, "to \"%s\": %s", v, why);
+			return bad(w, "to \"%s\": %s", v, why.text);
 		return 0;
 	case SYNC_SEL_VIA:
 		if (parse_prefix(v, &r->via, &why))
-			return bad(w, "%s \"%s\": %s", word, v, why);
+			return bad(w, "%s \"%s\": %s", word, v, why.text);
 		return 0;
 	case SYNC_SEL_DEV:
 		if (!*v || strlen(v) >= IF_NAMESIZE || strchr(v, '/'))

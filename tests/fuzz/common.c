@@ -61,7 +61,7 @@ void fuzz_check_prefix(const char *in, const struct cls_prefix *p)
 {
 	char text[PREFIX_STRLEN], again_text[PREFIX_STRLEN];
 	struct cls_prefix again;
-	const char *why = NULL;
+	struct parse_why why;
 	int n;
 
 	FUZZ_CHECK(p->family == AF_INET || p->family == AF_INET6,
@@ -76,7 +76,7 @@ void fuzz_check_prefix(const char *in, const struct cls_prefix *p)
 	/* What we print must read back as the same prefix, and print alike. */
 	FUZZ_CHECK(!parse_prefix(text, &again, &why),
 		   "'%s': its canonical form '%s' is refused: %s", in, text,
-		   why);
+		   why.text);
 	FUZZ_CHECK(!memcmp(p, &again, sizeof(again)),
 		   "'%s': '%s' reads back as another prefix", in, text);
 	format_prefix(&again, again_text, sizeof(again_text));

@@ -35,7 +35,7 @@ static bool name_char(char c, bool first)
 
 static void check_name(const char *s)
 {
-	const char *why = NULL;
+	struct parse_why why;
 	size_t len = strlen(s), i;
 	bool chars_ok = len > 0;
 	__u32 id;
@@ -45,11 +45,11 @@ static void check_name(const char *s)
 		chars_ok = name_char(s[i], i == 0);
 	err = check_class_name(s, &why);
 	if (err) {
-		fuzz_check_why(s, err, why);
+		fuzz_check_why(s, err, why.text);
 		/* Refused for a reason that holds. */
 		FUZZ_CHECK(!chars_ok || len > CLASS_NAME_MAX ||
 				   !parse_classid(s, &id),
-			   "'%s': refused: %s", s, why);
+			   "'%s': refused: %s", s, why.text);
 		return;
 	}
 	FUZZ_CHECK(chars_ok && len <= CLASS_NAME_MAX,

@@ -104,15 +104,15 @@ static void check_format_space(const struct cls_prefix *p)
 static bool check_one(const char *s, struct cls_prefix *p)
 {
 	struct cls_prefix addr;
-	const char *why = NULL;
+	struct parse_why why;
 	int err, aerr;
 
 	err = parse_prefix(s, p, &why);
 	FUZZ_CHECK(!err == ref_accepts(s), "'%s': parse_prefix %s it", s,
 		   err ? "refuses" : "accepts");
 	if (err) {
-		fuzz_check_why(s, err, why);
-		check_suggestion(s, why);
+		fuzz_check_why(s, err, why.text);
+		check_suggestion(s, why.text);
 		FUZZ_CHECK(parse_prefix(s, p, NULL) == err,
 			   "'%s': another answer without why", s);
 	} else {
@@ -120,14 +120,15 @@ static bool check_one(const char *s, struct cls_prefix *p)
 		check_format_space(p);
 	}
 
-	why = NULL;
+	why.text[0] = '\0';
 	aerr = parse_addr(s, &addr, &why);
 	if (strchr(s, '/') || err) {
 		/* An address is a prefix without '/', never a refused one. */
 		FUZZ_CHECK(aerr, "'%s': parse_addr accepts it", s);
-		fuzz_check_why(s, aerr, why);
+		fuzz_check_why(s, aerr, why.text);
 	} else {
-		FUZZ_CHECK(!aerr, "'%s': parse_addr refuses it: %s", s, why);
+		FUZZ_CHECK(!aerr, "'%s': parse_addr refuses it: %s", s,
+			   why.text);
 		FUZZ_CHECK(!memcmp(&addr, p, sizeof(addr)),
 			   "'%s': parse_addr and parse_prefix differ", s);
 	}

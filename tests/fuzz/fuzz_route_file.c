@@ -42,14 +42,14 @@ static int got_route(void *arg, const struct cls_prefix *p, char *class_tok)
 
 static void read_routes(const char *buf, size_t len, struct outcome *out)
 {
-	const char *why = NULL;
+	struct parse_why why;
 	size_t lines;
 	int rc = parse_route_buf(buf, len, got_route, out, &lines, &why);
 
 	FUZZ_CHECK(rc <= 0 && rc != -ENOMEM, "reader returned %d", rc);
 	if (rc < 0) {
 		out->err_line = lines;
-		snprintf(out->why, sizeof(out->why), "%s", why);
+		snprintf(out->why, sizeof(out->why), "%s", why.text);
 	}
 }
 
@@ -58,7 +58,7 @@ static void check_cr(const char *line, int rc, const struct route *r)
 {
 	size_t n = strlen(line);
 	struct cls_prefix p;
-	const char *why;
+	struct parse_why why;
 	char *cut, *tok;
 	int cut_rc;
 
@@ -86,7 +86,7 @@ static void walk_lines(const uint8_t *data, size_t size, struct outcome *want)
 		size_t n = (nl ? (size_t)(nl - data) : size) - off;
 		char *line = fuzz_cstr(data + off, n);
 		char *orig = fuzz_strdup(line);
-		const char *why = NUL_WHY;
+		struct parse_why why = {NUL_WHY};
 		struct route r;
 		int rc = -EINVAL;
 
@@ -96,7 +96,7 @@ static void walk_lines(const uint8_t *data, size_t size, struct outcome *want)
 			rc = fuzz_route_line(line, &r.p, &r.class_tok, &why);
 		if (rc < 0) {
 			want->err_line = line_no;
-			snprintf(want->why, sizeof(want->why), "%s", why);
+			snprintf(want->why, sizeof(want->why), "%s", why.text);
 		} else if (rc == 1) {
 			r.class_tok = fuzz_strdup(r.class_tok);
 			want->routes[want->n_routes++] = r;

@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *line = fuzz_cstr(data, size), *class_tok;
 	struct cls_prefix p;
-	const char *why;
+	struct parse_why why;
 
 	fuzz_route_line(line, &p, &class_tok, &why);
 	free(line);

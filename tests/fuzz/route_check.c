@@ -9,20 +9,20 @@
 
 /* What parse_route_line answers without its IPv4 fast path. */
 static int general_path(char *line, struct cls_prefix *p, char **class_tok,
-			const char **why)
+			struct parse_why *why)
 {
 	char *argv[3];
 	int argc, err;
 
 	argc = split_args(line, argv, 3);
 	if (argc == -EINVAL) {
-		*why = "unterminated quote";
+		snprintf(why->text, sizeof(why->text), "unterminated quote");
 		return -EINVAL;
 	}
 	if (argc == 0)
 		return 0;
 	if (argc != 2) {
-		*why = "expected PREFIX CLASS";
+		snprintf(why->text, sizeof(why->text), "expected PREFIX CLASS");
 		return -EINVAL;
 	}
 	err = parse_prefix(argv[0], p, why);
@@ -33,31 +33,27 @@ static int general_path(char *line, struct cls_prefix *p, char **class_tok,
 }
 
 int fuzz_route_line(char *line, struct cls_prefix *p, char **class_tok,
-		    const char **why)
+		    struct parse_why *why)
 {
 	char *orig = fuzz_strdup(line), *copy = fuzz_strdup(line);
 	char *ref_tok = NULL;
 	struct cls_prefix ref_p;
-	const char *ref_why = NULL;
-	char why_text[160] = "";
+	struct parse_why ref_why = {""};
 	size_t len = strlen(line);
 	int rc, ref;
 
 	*class_tok = NULL;
-	*why = NULL;
+	why->text[0] = '\0';
 	rc = parse_route_line(line, p, class_tok, why);
-	/* The host-bits reason is a static buffer the next call rewrites. */
-	if (*why)
-		snprintf(why_text, sizeof(why_text), "%s", *why);
 	ref = general_path(copy, &ref_p, &ref_tok, &ref_why);
 
 	FUZZ_CHECK(rc == ref, "'%s': returned %d, the general path %d", orig,
 		   rc, ref);
 	if (rc < 0) {
-		fuzz_check_why(orig, rc, *why ? why_text : NULL);
-		FUZZ_CHECK(!strcmp(why_text, ref_why),
+		fuzz_check_why(orig, rc, why->text);
+		FUZZ_CHECK(!strcmp(why->text, ref_why.text),
 			   "'%s': reason '%s', the general path's '%s'", orig,
-			   why_text, ref_why);
+			   why->text, ref_why.text);
 	} else if (rc == 1) {
 		fuzz_check_prefix(orig, p);
 		FUZZ_CHECK(!memcmp(p, &ref_p, sizeof(ref_p)),

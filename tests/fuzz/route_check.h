@@ -8,10 +8,10 @@
 /*
  * parse_route_line(line) with every property checked; line is a heap
  * string of exactly its length (fuzz_cstr).  Returns what the parser
- * returned, with *p and *class_tok (into line) when that is 1, and *why
- * (good until the next parse) when it is negative.
+ * returned, with *p and *class_tok (into line) when that is 1, and why
+ * when it is negative.
  */
 int fuzz_route_line(char *line, struct cls_prefix *p, char **class_tok,
-		    const char **why);
+		    struct parse_why *why);
 
 #endif /* CLS_FUZZ_ROUTE_CHECK_H */

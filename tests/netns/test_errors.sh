@@ -69,6 +69,15 @@ grep -q "big_bad2:70001: prefix length must be 0-32" "$WORK/err" ||
 expect_error route load "$WORK/big_bad1"
 grep -q "big_bad1:30001: unknown class \"no-such-class\"" "$WORK/err" ||
 	fail "first half: $(cat "$WORK/err")"
+# Host bits in both halves: each half's reason names its own prefix.
+sed -e '70001s|.*|10.98.7.0/8 web|' "$WORK/big" > "$WORK/big_host2"
+sed -e '30001s|.*|10.99.1.0/16 web|' "$WORK/big_host2" > "$WORK/big_host1"
+expect_error route load "$WORK/big_host2"
+grep -qF "big_host2:70001: host bits set (did you mean 10.0.0.0/8?)" "$WORK/err" ||
+	fail "host bits, second half: $(cat "$WORK/err")"
+expect_error route load "$WORK/big_host1"
+grep -qF "big_host1:30001: host bits set (did you mean 10.99.0.0/16?)" "$WORK/err" ||
+	fail "host bits, both halves: $(cat "$WORK/err")"
 
 # Input files: only regular files (or '-'), read whole before the lock.
 mkfifo "$WORK/fifo"

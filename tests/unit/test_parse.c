@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,10 +56,10 @@ static void test_prefix_valid(void **state)
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct cls_prefix p, again;
-		const char *why = NULL;
+		struct parse_why why;
 
 		if (parse_prefix(cases[i].in, &p, &why))
-			fail_msg("%s: rejected: %s", cases[i].in, why);
+			fail_msg("%s: rejected: %s", cases[i].in, why.text);
 		assert_int_equal(p.family, cases[i].family);
 		assert_int_equal(p.len, cases[i].len);
 		assert_string_equal(fmt(&p), cases[i].canon);
@@ -129,16 +130,16 @@ static void test_prefix_invalid(void **state)
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct cls_prefix p;
-		const char *why = NULL;
+		struct parse_why why = {""};
 		int err = parse_prefix(cases[i].in, &p, &why);
 
 		if (err != -EINVAL)
 			fail_msg("'%s': got %d, want -EINVAL", cases[i].in,
 				 err);
-		assert_non_null(why);
-		if (!strstr(why, cases[i].why))
+		assert_true(why.text[0]);
+		if (!strstr(why.text, cases[i].why))
 			fail_msg("'%s': reason '%s', want '%s'", cases[i].in,
-				 why, cases[i].why);
+				 why.text, cases[i].why);
 		/* A NULL why must be allowed too. */
 		assert_int_equal(parse_prefix(cases[i].in, &p, NULL), -EINVAL);
 	}
@@ -147,7 +148,7 @@ static void test_prefix_invalid(void **state)
 static void test_addr(void **state)
 {
 	struct cls_prefix p;
-	const char *why;
+	struct parse_why why;
 
 	(void)state;
 	assert_int_equal(parse_addr("192.0.2.1", &p, NULL), 0);
@@ -157,10 +158,10 @@ static void test_addr(void **state)
 	assert_int_equal(p.family, AF_INET6);
 	assert_int_equal(p.len, 128);
 	assert_int_equal(parse_addr("10.0.0.0/8", &p, &why), -EINVAL);
-	assert_non_null(strstr(why, "not a prefix"));
+	assert_non_null(strstr(why.text, "not a prefix"));
 	assert_int_equal(parse_addr("", &p, &why), -EINVAL);
 	assert_int_equal(parse_addr("10.0.0.256", &p, &why), -EINVAL);
-	assert_string_equal(why, "invalid IPv4 address");
+	assert_string_equal(why.text, "invalid IPv4 address");
 }
 
 static void test_format_prefix_space(void **state)
@@ -503,7 +504,7 @@ static void test_route_line(void **state)
 		char line[64];
 		struct cls_prefix p;
 		char *class = NULL;
-		const char *why = NULL;
+		struct parse_why why = {""};
 		int ret;
 
 		snprintf(line, sizeof(line), "%s", cases[i].line);
@@ -515,8 +516,8 @@ static void test_route_line(void **state)
 			assert_string_equal(fmt(&p), cases[i].prefix);
 			assert_string_equal(class, cases[i].class);
 		} else if (ret < 0) {
-			assert_non_null(why);
-			assert_string_equal(why, cases[i].prefix);
+			assert_true(why.text[0]);
+			assert_string_equal(why.text, cases[i].prefix);
 		}
 	}
 }
@@ -596,7 +597,7 @@ static void test_route_buf(void **state)
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct buf_seen s = {.stop_at = cases[i].stop_at};
-		const char *why = NULL;
+		struct parse_why why;
 		size_t lines = 99;
 		size_t len = cases[i].len ? cases[i].len
 					  : strlen(cases[i].buf);
@@ -609,9 +610,9 @@ static void test_route_buf(void **state)
 				 i, ret, lines, cases[i].ret, cases[i].lines);
 		assert_string_equal(s.out, cases[i].out);
 		if (cases[i].why)
-			assert_string_equal(why, cases[i].why);
+			assert_string_equal(why.text, cases[i].why);
 		else if (ret != -ENOENT)
-			assert_null(why);
+			assert_string_equal(why.text, "");
 	}
 }
 
@@ -649,20 +650,74 @@ static void test_class_name(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		const char *why = NULL;
+		struct parse_why why;
 		int err = check_class_name(cases[i].in, &why);
 
 		if (!cases[i].why) {
 			if (err)
-				fail_msg("'%s' rejected: %s", cases[i].in, why);
+				fail_msg("'%s' rejected: %s", cases[i].in,
+					 why.text);
 			continue;
 		}
 		if (err != -EINVAL)
 			fail_msg("'%s' accepted", cases[i].in);
-		if (!strstr(why, cases[i].why))
+		if (!strstr(why.text, cases[i].why))
 			fail_msg("'%s': reason '%s', want '%s'", cases[i].in,
-				 why, cases[i].why);
+				 why.text, cases[i].why);
 	}
+}
+
+/*
+ * route load parses two halves on two threads: each one's reason is its
+ * own.  Both threads refuse lines with host bits set, whose reason is
+ * made for the line, as fast as they can; a reason in storage both share
+ * would soon name the other thread's prefix.
+ */
+struct reason_run {
+	const char *buf, *want;
+	int wrong;
+};
+
+static int no_route(void *arg, const struct cls_prefix *p, char *class_tok)
+{
+	(void)arg;
+	(void)p;
+	(void)class_tok;
+	return 0;
+}
+
+static void *reasons(void *arg)
+{
+	struct reason_run *r = arg;
+	struct parse_why why;
+	size_t lines;
+	int i;
+
+	for (i = 0; i < 200000; i++)
+		if (parse_route_buf(r->buf, strlen(r->buf), no_route, NULL,
+				    &lines, &why) != -EINVAL ||
+		    strcmp(why.text, r->want))
+			r->wrong++;
+	return NULL;
+}
+
+static void test_reasons_per_thread(void **state)
+{
+	struct reason_run r[2] = {
+		{"10.0.0.0/8 a\n10.99.1.0/16 web\n",
+		 "host bits set (did you mean 10.99.0.0/16?)", 0},
+		{"2001:db8:1::7/48 web\n",
+		 "host bits set (did you mean 2001:db8:1::/48?)", 0},
+	};
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(pthread_create(&t, NULL, reasons, &r[1]), 0);
+	reasons(&r[0]);
+	pthread_join(t, NULL);
+	if (r[0].wrong || r[1].wrong)
+		fail_msg("wrong reasons: %d and %d of 200000", r[0].wrong,
+			 r[1].wrong);
 }
 
 int main(void)
@@ -685,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_route_line_million),
 		cmocka_unit_test(test_route_buf),
 		cmocka_unit_test(test_class_name),
+		cmocka_unit_test(test_reasons_per_thread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
