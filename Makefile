@@ -116,8 +116,10 @@ $(OUTPUT)/tests/test_mbt6: tests/unit/test_mbt6.c $(OUTPUT)/maps/mbt6.o \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ -lcmocka -o $@
 
-# The CLI's error handling: the commands without main(), and the library.
-$(OUTPUT)/tests/test_cli: tests/unit/test_cli.c \
+# The CLI's error handling, and route load on a bpffs of its own: the
+# commands without main(), and the library.
+$(OUTPUT)/tests/test_cli $(OUTPUT)/tests/test_route_load: \
+		$(OUTPUT)/tests/%: tests/unit/%.c \
 		$(filter-out $(OUTPUT)/cli/main.o,$(CLI_OBJS)) $(LIB_OBJS) \
 		$(METRICS_OBJS) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)

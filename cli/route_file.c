@@ -58,10 +58,15 @@ static const char *add_errstr(int err)
 			     : strerror(-err);
 }
 
-/* The line's class; files repeat a class line after line. */
+/*
+ * The line's class; files repeat a class line after line.  Only a whole
+ * token is remembered: a longer one ("1:000...0010") is resolved every
+ * time, or a token equal to its truncation would get its class.
+ */
 static int resolve(struct part *pt, const char *tok, char *last, size_t n,
 		   __u32 *idx)
 {
+	size_t len = strlen(tok);
 	int err;
 
 	if (*last && !strcmp(tok, last))
@@ -71,7 +76,10 @@ static int resolve(struct part *pt, const char *tok, char *last, size_t n,
 		cls_class_strerror(err, tok, pt->msg, sizeof(pt->msg));
 		return err;
 	}
-	snprintf(last, n, "%s", tok);
+	if (len < n)
+		memcpy(last, tok, len + 1);
+	else
+		*last = '\0';
 	return 0;
 }
 
