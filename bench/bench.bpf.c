@@ -296,7 +296,7 @@ static __always_inline int bench_egress(struct __sk_buff *skb, void *outer,
 	asm volatile("" ::: "memory");
 	data = (void *)(long)skb->data;
 	data_end = (void *)(long)skb->data_end;
-	if (cls_parse(skb, data, data_end, skb->len, &pkt, false, true)) {
+	if (cls_parse(data, data_end, &pkt, true)) {
 		cls_count_reason(pkt.reason, skb->len);
 		return TC_ACT_UNSPEC;
 	}

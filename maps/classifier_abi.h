@@ -29,9 +29,8 @@
 #define CLS_MAX_ROUTES_V4 (1U << 21)
 #define CLS_MAX_ROUTES_V6 (1U << 21)
 
-/* Parser bounds. */
+/* Parser bound: VLAN tags skipped before the IP header. */
 #define CLS_MAX_VLAN_TAGS 2
-#define CLS_MAX_IPV6_EXT_HDRS 8
 
 struct cls_v4_key {
 	__u32 prefixlen;
@@ -86,13 +85,28 @@ struct cls_class_meta {
 	char name[CLS_NAME_MAX];
 };
 
-/* Why a packet was left unclassified (passed untouched, never dropped). */
+/*
+ * Why a packet was left unclassified (passed untouched, never dropped),
+ * or, for NO_TABLE, classified without its routes.  A packet whose
+ * address can be read is always classified: only what comes before the
+ * address (link header, fixed IP header) can stop it.  The values index
+ * counters that outlive a build, so they are never reused.
+ */
 enum cls_reason {
-	CLS_R_NOT_IP = 0,  /* ARP, LLDP, ... or more VLAN tags than we parse */
-	CLS_R_TRUNCATED,   /* a header runs past the end of the packet */
-	CLS_R_MALFORMED,   /* bad version, IHL < 5, bad lengths */
-	CLS_R_EXT_LIMIT,   /* more IPv6 extension headers than we walk */
-	CLS_R_NO_TABLE,    /* route table slot empty (never after load) */
+	/* ARP, LLDP, MPLS, ... or more VLAN tags than we parse */
+	CLS_R_NOT_IP = 0,
+	/* the packet ends inside its link header or fixed IP header */
+	CLS_R_TRUNCATED,
+	/* the IP version is not the one the link layer names */
+	CLS_R_MALFORMED,
+	/*
+	 * Retired: older builds walked IPv6 extension headers and passed
+	 * chains of more than 8 here, unclassified.  Nothing counts it now;
+	 * what older programs counted before an upgrade stays readable.
+	 */
+	CLS_R_EXT_LIMIT,
+	/* route table slot empty (never after load): the default class */
+	CLS_R_NO_TABLE,
 	CLS_R_MAX,
 };
 #define CLS_REASON_SLOTS 16

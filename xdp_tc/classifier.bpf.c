@@ -66,7 +66,7 @@ int cls_egress(struct __sk_buff *skb)
 	asm volatile("" ::: "memory");
 	data = (void *)(long)skb->data;
 	data_end = (void *)(long)skb->data_end;
-	if (cls_parse(skb, data, data_end, skb->len, &pkt, false, true)) {
+	if (cls_parse(data, data_end, &pkt, true)) {
 		cls_count_reason(pkt.reason, skb->len);
 		return TC_ACT_UNSPEC;
 	}
@@ -85,7 +85,7 @@ int cls_ingress(struct xdp_md *ctx)
 	struct cls_class *cls;
 	__u32 idx;
 
-	if (cls_parse(ctx, data, data_end, len, &pkt, true, false)) {
+	if (cls_parse(data, data_end, &pkt, false)) {
 		cls_count_reason(pkt.reason, len);
 		return XDP_PASS;
 	}

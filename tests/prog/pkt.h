@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Packet builders for the BPF_PROG_TEST_RUN tests.  They are built so that a
- * parser reading at a wrong offset fails visibly: everything after the last
- * header is zero (a chain of empty hop-by-hop headers that ends at the walk's
- * limit or past the end), and extension-header bodies read as headers far
- * longer than the packet.
+ * parser reading past the fixed IP header, or at a wrong offset, fails
+ * visibly: everything after the last header is zero (read as a chain of
+ * empty hop-by-hop headers, it runs on past the end), and extension-header
+ * bodies read as headers far longer than the packet.
  */
 #ifndef CLS_TEST_PKT_H
 #define CLS_TEST_PKT_H

@@ -126,7 +126,7 @@ static int route_to_class_out_of_range_gets_default(struct t *t)
 /* The value's length and source bits are user space's: class bits only. */
 static int route_value_flags_ignored(struct t *t)
 {
-	struct cls_v4_key k = { .prefixlen = 8, .addr = { 10 } };
+	struct cls_v4_key k = {.prefixlen = 8, .addr = {10}};
 	__u32 v = cls_route_value(3, 8, CLS_ROUTE_SYNCED);
 	struct pkt p;
 
@@ -141,15 +141,15 @@ static int route_value_flags_ignored(struct t *t)
 static int generation_picks_trie(struct t *t)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
-	struct cls_v4_key k = { .prefixlen = 8, .addr = { 10 } };
+	struct cls_v4_key k = {.prefixlen = 8, .addr = {10}};
 	__u32 one = 1, v = cls_route_value(2, 8, 0);
 	struct pkt p;
 	int next, err;
 
 	if (route_add(t, "10.0.0.0/8", 1) || mk_v4(t, &p, "10.1.2.3", 0))
 		return -1;
-	next = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "test_next",
-			      sizeof(k), sizeof(v), 16, &opts);
+	next = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "test_next", sizeof(k),
+			      sizeof(v), 16, &opts);
 	if (next < 0)
 		return fail(t, "trie: %s", strerror(errno));
 	err = bpf_map_update_elem(next, &k, &v, BPF_ANY) ||
@@ -446,9 +446,9 @@ static int v6table_wide(struct t *t)
 		const char *addr;
 		__u32 cls;
 	} want[] = {
-		{"2001:db8:1::5", 3},	 {"2001:db8:1:2::9", 5},
-		{"2001:db8:2::5", 0},	 {"2001:1abc:ffff::1", 4},
-		{"2001:1000::", 4},	 {"2001:2000::1", 0},
+		{"2001:db8:1::5", 3}, {"2001:db8:1:2::9", 5},
+		{"2001:db8:2::5", 0}, {"2001:1abc:ffff::1", 4},
+		{"2001:1000::", 4},   {"2001:2000::1", 0},
 	};
 	struct mbt6_path path;
 	size_t i;
@@ -571,35 +571,19 @@ EXT_TEST(ext_fragment, NEXTHDR_FRAGMENT)
 EXT_TEST(ext_dest_options, NEXTHDR_DEST)
 EXT_TEST(ext_auth, NEXTHDR_AUTH)
 
-static int ext_chain_of_bound_passes(struct t *t)
+/* A chain of the length older builds' walk stopped at. */
+static int ext_chain_of_eight_matches(struct t *t)
 {
 	static const __u8 exts[] = {
 		NEXTHDR_HOP,  NEXTHDR_DEST,	NEXTHDR_ROUTING, NEXTHDR_AUTH,
 		NEXTHDR_DEST, NEXTHDR_FRAGMENT, NEXTHDR_AUTH,	 NEXTHDR_DEST,
 	};
-	_Static_assert(sizeof(exts) == CLS_MAX_IPV6_EXT_HDRS, "bound");
 
 	return ext_chain_matches(t, exts, sizeof(exts));
 }
 
-/* Every type in the chain must keep the walk going up to the limit. */
-static int ext_chain_over_bound_counts_limit(struct t *t)
-{
-	static const __u8 exts[] = {
-		NEXTHDR_HOP,  NEXTHDR_DEST, NEXTHDR_ROUTING,
-		NEXTHDR_AUTH, NEXTHDR_DEST, NEXTHDR_FRAGMENT,
-		NEXTHDR_AUTH, NEXTHDR_DEST, NEXTHDR_ROUTING,
-	};
-	struct pkt p;
-
-	_Static_assert(sizeof(exts) == CLS_MAX_IPV6_EXT_HDRS + 1, "bound");
-	if (mk_v6(t, &p, "2001:db8::5", 0, exts, sizeof(exts)))
-		return -1;
-	return expect_reason(t, &p, CLS_R_EXT_LIMIT);
-}
-
-/* ESP hides what follows: the walk ends there, the packet is classified. */
-static int ext_esp_ends_walk(struct t *t)
+/* ESP hides what follows; nothing after the fixed header matters anyway. */
+static int ext_esp_matches(struct t *t)
 {
 	static const __u8 exts[] = {NEXTHDR_DEST};
 	struct pkt p;
@@ -612,28 +596,205 @@ static int ext_esp_ends_walk(struct t *t)
 	return expect_class(t, &p, 5);
 }
 
-static int ext_header_past_end_truncated(struct t *t)
+/*
+ * ---- whatever follows the fixed header, the class's action ----
+ *
+ * The address that decides the class is in the fixed IP header: IPv6
+ * extension headers and IPv4 options of any shape, cut or not, must not
+ * keep a packet from its class's drop, priority, mark or DSCP.  Each test
+ * puts class 3 on 10.0.0.0/8 and 2001:db8::/32, gives it each action in
+ * turn and runs one hostile packet to 10.1.2.3 or 2001:db8::3.
+ */
+enum action { ACT_DROP, ACT_PRIORITY, ACT_MARK, ACT_DSCP, ACT_N };
+
+static const char *const action_name[ACT_N] = {"drop", "priority", "mark",
+					       "DSCP"};
+
+#define ACT_CLASSID 0x00010020U
+#define ACT_MARK_V  0xc0ffeeU
+#define ACT_DSCP_V  46
+
+static struct cls_class action_class(enum action a)
+{
+	static const __u16 flag[ACT_N] = {CLS_F_DROP, CLS_F_PRIORITY,
+					  CLS_F_MARK, CLS_F_DSCP};
+
+	return (struct cls_class){.classid = ACT_CLASSID,
+				  .mark = ACT_MARK_V,
+				  .dscp = ACT_DSCP_V,
+				  .flags = CLS_F_VALID | flag[a]};
+}
+
+/* The DSCP bits of the fixed header, ECN and the rest kept. */
+static int expect_dscp(struct t *t, const struct pkt *p, const struct run *r)
+{
+	const __u8 *a = p->buf + p->l3_off, *b = r->out.buf + p->l3_off;
+	size_t l3 = p->l3_off, i;
+	bool v6 = a[0] >> 4 == 6;
+
+	if (v6)
+		CHECK(t,
+		      b[0] == ((a[0] & 0xf0) | ACT_DSCP_V >> 2) &&
+			      b[1] == (((ACT_DSCP_V & 3) << 6) | (a[1] & 0x3f)),
+		      "traffic class %02x%02x, want DSCP %u", b[0], b[1],
+		      ACT_DSCP_V);
+	else
+		CHECK(t, b[1] == ((ACT_DSCP_V << 2) | (a[1] & 3)),
+		      "TOS %#x, want DSCP %u", b[1], ACT_DSCP_V);
+	/* The checksum moves with the TOS: the header's sum stays. */
+	if (!v6)
+		CHECK(t, pkt_ipv4_csum(a, 20) == pkt_ipv4_csum(b, 20),
+		      "IPv4 checksum not updated with the TOS");
+	for (i = 0; i < p->len; i++) {
+		bool dscp = v6 ? i == l3 || i == l3 + 1
+			       : i == l3 + 1 || i == l3 + 10 || i == l3 + 11;
+
+		CHECK(t, dscp || r->out.buf[i] == p->buf[i], "byte %zu changed",
+		      i);
+	}
+	return 0;
+}
+
+static int expect_action_of(struct t *t, const struct pkt *p, enum action a)
+{
+	struct cls_class cls = action_class(a);
+	int cpu = t->f->cpu;
+	struct cls_counter before, after;
+	__u64 reasons = reason_packets(t, cpu);
+	bool tc = t->hook == HOOK_TC;
+	struct run r;
+
+	if (class_set(t, 3, &cls))
+		return -1;
+	before = class_counter(t, cpu, 3);
+	if (run_pkt(t, p, &r))
+		return -1;
+	after = class_counter(t, cpu, 3);
+	CHECK(t,
+	      after.packets == before.packets + 1 &&
+		      after.bytes == before.bytes + p->len,
+	      "class 3 counted %llu packets, want 1",
+	      (unsigned long long)(after.packets - before.packets));
+	CHECK(t, reason_packets(t, cpu) == reasons, "a reason was counted");
+	if (a == ACT_DROP) {
+		CHECK(t, r.verdict == (tc ? 2 : XDP_DROP),
+		      "verdict %d, want a drop", r.verdict);
+		return 0;
+	}
+	CHECK(t, r.verdict == pass_verdict(t), "verdict %d, want pass",
+	      r.verdict);
+	CHECK(t, r.out.len == p->len, "length %zu, want %zu", r.out.len,
+	      p->len);
+	if (!tc) /* XDP applies drops only */
+		return memcmp(r.out.buf, p->buf, p->len)
+			       ? fail(t, "XDP changed the packet")
+			       : 0;
+	CHECK(t, r.skb.priority == (a == ACT_PRIORITY ? ACT_CLASSID : 0),
+	      "priority %#x", r.skb.priority);
+	CHECK(t, r.skb.mark == (a == ACT_MARK ? ACT_MARK_V : 0), "mark %#x",
+	      r.skb.mark);
+	if (a == ACT_DSCP)
+		return expect_dscp(t, p, &r);
+	return memcmp(r.out.buf, p->buf, p->len) ? fail(t, "packet changed")
+						 : 0;
+}
+
+static int expect_every_action(struct t *t, const struct pkt *p)
+{
+	char why[sizeof(t->why)];
+	int a;
+
+	if (route_add(t, "10.0.0.0/8", 3) || route_add(t, "2001:db8::/32", 3))
+		return -1;
+	for (a = 0; a < ACT_N; a++) {
+		if (expect_action_of(t, p, a)) {
+			snprintf(why, sizeof(why), "%s", t->why);
+			return fail(t, "%s class: %s", action_name[a], why);
+		}
+	}
+	return 0;
+}
+
+/* Nine extension headers: one more than older builds walked. */
+static int v6_nine_ext_headers_get_class_action(struct t *t)
+{
+	static const __u8 exts[] = {
+		NEXTHDR_HOP,  NEXTHDR_DEST, NEXTHDR_ROUTING,
+		NEXTHDR_AUTH, NEXTHDR_DEST, NEXTHDR_FRAGMENT,
+		NEXTHDR_AUTH, NEXTHDR_DEST, NEXTHDR_ROUTING,
+	};
+	struct pkt p;
+
+	if (mk_v6(t, &p, "2001:db8::3", 0x2a, exts, sizeof(exts)))
+		return -1;
+	return expect_every_action(t, &p);
+}
+
+/* A destination-options header claiming 2 KiB in a short packet. */
+static int v6_ext_length_past_end_gets_class_action(struct t *t)
 {
 	static const __u8 exts[] = {NEXTHDR_DEST};
 	struct pkt p;
 
-	if (mk_v6(t, &p, "2001:db8::5", 0, exts, 1))
+	if (mk_v6(t, &p, "2001:db8::3", 0x2a, exts, 1))
 		return -1;
-	/* 255 + 1 units of 8 bytes: far past the end of the packet. */
 	p.buf[p.l3_off + 40 + 1] = 255;
-	return expect_reason(t, &p, CLS_R_TRUNCATED);
+	return expect_every_action(t, &p);
 }
 
-static int ext_header_cut_truncated(struct t *t)
+/*
+ * A later fragment: its Fragment header names a destination-options
+ * header, but what follows is the middle of the datagram, here bytes that
+ * read as a header far longer than the packet.
+ */
+static int v6_later_fragment_naming_ext_gets_class_action(struct t *t)
+{
+	static const __u8 exts[] = {NEXTHDR_FRAGMENT, NEXTHDR_DEST};
+	struct pkt p;
+	size_t frag;
+
+	if (mk_v6(t, &p, "2001:db8::3", 0x2a, exts, sizeof(exts)))
+		return -1;
+	frag = p.l3_off + 40;
+	p.buf[frag + 2] = 0x05; /* offset 185 * 8 bytes, more fragments */
+	p.buf[frag + 3] = 0xc9;
+	p.buf[frag + 8 + 1] = 255;
+	return expect_every_action(t, &p);
+}
+
+/* The packet ends one byte into its first extension header. */
+static int v6_ext_chain_cut_gets_class_action(struct t *t)
 {
 	static const __u8 exts[] = {NEXTHDR_HOP};
 	struct pkt p;
 
-	if (mk_v6(t, &p, "2001:db8::5", 0, exts, 1))
+	if (mk_v6(t, &p, "2001:db8::3", 0x2a, exts, 1))
 		return -1;
-	/* The packet ends one byte into the extension header. */
 	p.len = p.l3_off + 40 + 1;
-	return expect_reason(t, &p, CLS_R_TRUNCATED);
+	return expect_every_action(t, &p);
+}
+
+/* IHL 15 = 60 bytes of header; only 20 + 8 are there. */
+static int v4_options_past_end_get_class_action(struct t *t)
+{
+	struct pkt p;
+
+	if (mk_v4(t, &p, "10.1.2.3", 0x2b))
+		return -1;
+	p.buf[p.l3_off] = 0x4f;
+	p.len = p.l3_off + 28;
+	return expect_every_action(t, &p);
+}
+
+/* An IHL below the fixed header's 5 words moves no address. */
+static int v4_ihl_below_5_gets_class_action(struct t *t)
+{
+	struct pkt p;
+
+	if (mk_v4(t, &p, "10.1.2.3", 0x2b))
+		return -1;
+	p.buf[p.l3_off] = 0x44;
+	return expect_every_action(t, &p);
 }
 
 /* ---- malformed and unknown ---- */
@@ -657,16 +818,6 @@ static int vlan_tag_cut_truncated(struct t *t)
 	if (!pkt_put(&p, 2))
 		return fail(t, "setup");
 	return expect_reason(t, &p, CLS_R_TRUNCATED);
-}
-
-static int v4_ihl_below_5_malformed(struct t *t)
-{
-	struct pkt p;
-
-	if (route_add(t, "10.0.0.0/8", 1) || mk_v4(t, &p, "10.1.2.3", 0))
-		return -1;
-	p.buf[p.l3_off] = 0x44;
-	return expect_reason(t, &p, CLS_R_MALFORMED);
 }
 
 static int v4_wrong_version_malformed(struct t *t)
@@ -719,18 +870,6 @@ static int v4_header_cut_truncated(struct t *t)
 static int v6_header_cut_truncated(struct t *t)
 {
 	return cut_ip_header(t, PKT_ETH_P_IPV6, 39);
-}
-
-static int v4_options_past_end_truncated(struct t *t)
-{
-	struct pkt p;
-
-	if (mk_v4(t, &p, "10.1.2.3", 0))
-		return -1;
-	/* IHL 15 = 60 bytes of header; only 20 + 8 are there. */
-	p.buf[p.l3_off] = 0x4f;
-	p.len = p.l3_off + 28;
-	return expect_reason(t, &p, CLS_R_TRUNCATED);
 }
 
 static int v4_with_options_matches(struct t *t)
@@ -1025,18 +1164,19 @@ static const struct test_case tests[] = {
 	TEST(ext_fragment, BOTH),
 	TEST(ext_dest_options, BOTH),
 	TEST(ext_auth, BOTH),
-	TEST(ext_chain_of_bound_passes, BOTH),
-	TEST(ext_chain_over_bound_counts_limit, BOTH),
-	TEST(ext_esp_ends_walk, BOTH),
-	TEST(ext_header_past_end_truncated, BOTH),
-	TEST(ext_header_cut_truncated, BOTH),
+	TEST(ext_chain_of_eight_matches, BOTH),
+	TEST(ext_esp_matches, BOTH),
+	TEST(v6_nine_ext_headers_get_class_action, BOTH),
+	TEST(v6_ext_length_past_end_gets_class_action, BOTH),
+	TEST(v6_later_fragment_naming_ext_gets_class_action, BOTH),
+	TEST(v6_ext_chain_cut_gets_class_action, BOTH),
+	TEST(v4_options_past_end_get_class_action, BOTH),
+	TEST(v4_ihl_below_5_gets_class_action, BOTH),
 	TEST(arp_not_ip, BOTH),
 	TEST(vlan_tag_cut_truncated, BOTH),
-	TEST(v4_ihl_below_5_malformed, BOTH),
 	TEST(v4_wrong_version_malformed, BOTH),
 	TEST(v6_wrong_version_malformed, BOTH),
 	TEST(v4_header_cut_truncated, BOTH),
-	TEST(v4_options_past_end_truncated, BOTH),
 	TEST(v4_with_options_matches, BOTH),
 	TEST(v6_header_cut_truncated, BOTH),
 	TEST(tc_priority_set, HOOK_TC),
