@@ -5,6 +5,7 @@
 # A test runs as its own bash process (so `set -e` holds in it) with:
 #   CLASSIFIER  the binary under test (absolute path)
 #   UDPSEND     tests/netns/udpsend, built by run.sh
+#   PEER        tests/netns/peer (counts what arrives), built by run.sh
 #   REASON_FILE where fail() leaves the one-line reason for the runner
 # It calls setup_pair (or setup_ns), which registers a trap that removes
 # the namespaces, the private bpffs and the pins, however the test ends.
@@ -482,4 +483,43 @@ link_ids_of_prog()
 attached_json()
 {
 	cls -j status | jq -c '.attached[]'
+}
+
+# peer_start NAME NS ARGS...: tests/netns/peer ARGS in the background,
+# in network namespace NS ("" for the test's own), until it says it is
+# ready; peer_stop NAME stops it, and peer_out NAME prints what it counted.
+declare -A PEER_PID
+peer_start()
+{
+	local name=$1 ns=$2 _
+	shift 2
+	[ -x "${PEER:-}" ] || fail "tests/netns/peer not built"
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" "$PEER" "$@" > "$WORK/peer.$name" 2>&1 &
+	else
+		"$PEER" "$@" > "$WORK/peer.$name" 2>&1 &
+	fi
+	PEER_PID[$name]=$!
+	track_pid $!
+	for _ in $(seq 50); do
+		grep -qx ready "$WORK/peer.$name" && return 0
+		kill -0 "${PEER_PID[$name]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "peer $*: $(cat "$WORK/peer.$name")"
+}
+
+# What was sent a moment ago may still be on its way: a little grace.
+peer_stop()
+{
+	local pid=${PEER_PID[$1]} rc=0
+	sleep 0.2
+	kill -TERM "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" = 0 ] || fail "peer $1 exited $rc: $(cat "$WORK/peer.$1")"
+}
+
+peer_out()
+{
+	sed 1d "$WORK/peer.$1"
 }
