@@ -116,6 +116,13 @@ $(OUTPUT)/tests/test_mbt6: tests/unit/test_mbt6.c $(OUTPUT)/maps/mbt6.o \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ -lcmocka -o $@
 
+# The BPF object's maps against the registry: the skeleton, parsed only.
+$(OUTPUT)/tests/test_registry: tests/unit/test_registry.c \
+		$(OUTPUT)/maps/registry.o $(SKELS) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(OUTPUT)/maps/registry.o \
+		-lbpf -lelf -lz -lcmocka -o $@
+
 # The CLI's error handling, and route load on a bpffs of its own: the
 # commands without main(), and the library.
 $(OUTPUT)/tests/test_cli $(OUTPUT)/tests/test_route_load: \
@@ -146,12 +153,13 @@ $(OUTPUT)/tests/check_state: tests/crash/check_state.c $(LIB_OBJS) $(SKELS) \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
 
-# The data-path tests need the skeleton, libbpf and the IPv6 table painter.
-$(PROG_BIN): $(PROG_SRCS) $(SKELS) $(wildcard tests/prog/*.h) \
-		maps/classifier_abi.h maps/mbt6.c maps/mbt6.h | $(OUTPUT)/tests
+# The data-path tests need the skeleton, libbpf, the registry the maps are
+# made from and the IPv6 table painter.
+$(PROG_BIN): $(PROG_SRCS) $(SKELS) $(wildcard tests/prog/*.h) $(USER_HDRS) \
+		maps/mbt6.c maps/registry.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_SRCS) maps/mbt6.c -lbpf -lelf -lz \
-		-o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_SRCS) maps/mbt6.c maps/registry.c \
+		-lbpf -lelf -lz -o $@
 
 include sync/sync.mk
 

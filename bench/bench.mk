@@ -35,9 +35,9 @@ $(B)/bench.skel.h: $(B)/bench.bpf.o
 
 # progbench fills the DIR-24-8 and IPv6 tables with the project's own code.
 PROGBENCH_SRCS := bench/progbench.c bench/table6.c bench/gen.c bench/gen6.c \
-	bench/poptrie6.c maps/dir24.c maps/mbt6.c
+	bench/poptrie6.c maps/dir24.c maps/mbt6.c maps/registry.c
 $(B)/progbench: $(PROGBENCH_SRCS) bench/gen.h bench/progbench.h \
-		bench/poptrie6.h maps/dir24.h maps/mbt6.h \
+		bench/poptrie6.h maps/dir24.h maps/mbt6.h maps/maps.h \
 		$(B)/bench.skel.h $(OUTPUT)/classifier.skel.h | $(B)
 	@printf '  %-8s %s\n' LINK $@
 	@$(CC) $(CPPFLAGS) -I$(B) $(CFLAGS) $(PROGBENCH_SRCS) -lbpf -lelf -lz \

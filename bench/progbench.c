@@ -20,8 +20,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "maps/classifier_abi.h"
-#include "maps/dir24.h"
+#include "maps/maps.h"
 #include "classifier.skel.h"
 #include "bench.skel.h"
 #include "bench/gen.h"
@@ -60,14 +59,17 @@ static int pin_cpu(void)
 	return cpu;
 }
 
+/* A trie as the library makes it; -1 with errno set on failure. */
 int new_trie(int v6)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_NO_PREALLOC);
+	int fd = cls_map_create(
+		cls_slot_spec(v6 ? CLS_S_TRIE_V6 : CLS_S_TRIE_V4), 0);
 
-	return bpf_map_create(
-		BPF_MAP_TYPE_LPM_TRIE, "bench_routes",
-		v6 ? sizeof(struct cls_v6_key) : sizeof(struct cls_v4_key),
-		sizeof(__u32), v6 ? CLS_MAX_ROUTES_V6 : CLS_MAX_ROUTES_V4, &o);
+	if (fd < 0) {
+		errno = -fd;
+		return -1;
+	}
+	return fd;
 }
 
 /* Which path the loader's cls_trie_fill takes on this kernel. */
@@ -391,14 +393,15 @@ static int install(struct ctx *c, const struct table *tb, int v6)
 int setup(struct ctx *c)
 {
 	struct cls_class cls = {.flags = CLS_F_VALID};
-	int ncpus = libbpf_num_possible_cpus(), fd, err;
+	const char *stray;
+	int fd, err;
 	__u32 i;
 
 	c->cls = classifier_bpf__open();
 	if (!c->cls)
 		return -errno;
-	err = bpf_map__set_max_entries(c->cls->maps.stats,
-				       ncpus * CLS_STATS_STRIDE);
+	/* The programs' maps as the library makes them (maps/registry.c). */
+	err = cls_bind_maps(c->cls->obj, NULL, &stray);
 	if (!err)
 		err = classifier_bpf__load(c->cls);
 	if (err)
@@ -415,9 +418,8 @@ int setup(struct ctx *c)
 		return -errno;
 #define REUSE(m)                                                               \
 	bpf_map__reuse_fd(c->bench->maps.m, bpf_map__fd(c->cls->maps.m))
-	err = REUSE(config) ?: REUSE(classes) ?: REUSE(class_meta)
-		?: REUSE(trie_v4) ?: REUSE(trie_v6) ?: REUSE(stats)
-		?: REUSE(table_v4);
+	err = REUSE(config) ?: REUSE(classes) ?: REUSE(trie_v4)
+		?: REUSE(trie_v6) ?: REUSE(stats) ?: REUSE(table_v4);
 #undef REUSE
 	if (!err)
 		err = bench_bpf__load(c->bench);
@@ -519,17 +521,14 @@ double paint(struct ctx *c, const struct vtab *v)
 /* The table's inner map, made as maps/table.c makes it, and mapped. */
 int map_dir24(struct ctx *c)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts,
-		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	long page = sysconf(_SC_PAGESIZE);
 	size_t entries = dir24_entries(true, c->dir24_groups);
 	void *p;
 
-	c->table_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bench_table",
-				     sizeof(__u32), CLS_DIR24_PER_ELEM * 4,
-				     entries / CLS_DIR24_PER_ELEM, &opts);
+	c->table_fd = cls_map_create(cls_slot_spec(CLS_S_TABLE_V4),
+				     entries / CLS_DIR24_PER_ELEM);
 	if (c->table_fd < 0)
-		return -errno;
+		return c->table_fd;
 	c->dir24_len = (entries * sizeof(__u32) + page - 1) / page * page;
 	p = mmap(NULL, c->dir24_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 c->table_fd, 0);

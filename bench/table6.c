@@ -20,8 +20,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "maps/classifier_abi.h"
-#include "maps/mbt6.h"
+#include "maps/maps.h"
 #include "classifier.skel.h"
 #include "bench.skel.h"
 #include "bench/gen.h"
@@ -46,11 +45,31 @@ struct tmap {
 /* The table in maps of 8-byte, 32-byte, 4 MiB values (the data path's). */
 enum shape { SHAPE_8, SHAPE_32, SHAPE_4M, SHAPE_FX, SHAPE_WIDE, SHAPES };
 
-static const __u32 shape_bytes[SHAPES] = {8, 32, 4U << 20, 8, 4U << 20};
 static const char *const shape_name[SHAPES] = {"mbt6_8", "mbt6_32", "mbt6",
 					       "mbt6_fx", "mbt6_wide"};
 /* BENCH_V6_FIXED_ELEMS in bench.bpf.c: the fixed-size map's 8-byte values */
 #define FX_ELEMS (1U << 25)
+
+/* The candidates' inner maps, as bench.bpf.c declares their outer maps. */
+#define CANDIDATE(bytes, fl, sz, n)                                            \
+	{                                                                      \
+		.name = "bench_table6", .type = BPF_MAP_TYPE_ARRAY,            \
+		.key_size = sizeof(__u32), .value_size = bytes, .flags = fl,   \
+		.size = CLS_SIZE_##sz, .max_entries = n,                       \
+	}
+static const struct cls_map_spec candidate[SHAPES] = {
+	[SHAPE_8] = CANDIDATE(8, BPF_F_MMAPABLE | BPF_F_INNER_MAP, BY_NEED, 1),
+	[SHAPE_32] =
+		CANDIDATE(32, BPF_F_MMAPABLE | BPF_F_INNER_MAP, BY_NEED, 1),
+	[SHAPE_FX] = CANDIDATE(8, BPF_F_MMAPABLE, FIXED, FX_ELEMS),
+};
+
+/* The data path's own shape (the library's map), or a candidate's. */
+static const struct cls_map_spec *shape_spec(enum shape k)
+{
+	return k == SHAPE_4M || k == SHAPE_WIDE ? cls_slot_spec(CLS_S_TABLE_V6)
+						: &candidate[k];
+}
 
 struct set6 {
 	size_t n;
@@ -80,23 +99,18 @@ static long slab_kb(void)
 	return kb;
 }
 
-/*
- * A map of at least entries __u32s in values of value_size bytes, made
- * with flags: BPF_F_INNER_MAP for a table of any size in its outer map.
- */
-static int tmap_new(struct tmap *t, size_t entries, __u32 value_size,
-		    __u32 flags)
+/* A map of shape sp holding at least entries __u32s. */
+static int tmap_new(struct tmap *t, size_t entries,
+		    const struct cls_map_spec *sp)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = flags);
-	size_t per = value_size / sizeof(__u32);
+	size_t per = sp->value_size / sizeof(__u32);
 	long page = sysconf(_SC_PAGESIZE);
 	void *p;
 
 	t->entries = (entries + per - 1) / per * per;
-	t->fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bench_table6",
-			       sizeof(__u32), value_size, t->entries / per, &o);
+	t->fd = cls_map_create(sp, t->entries / per);
 	if (t->fd < 0)
-		return -errno;
+		return t->fd;
 	t->len = (t->entries * sizeof(__u32) + page - 1) / page * page;
 	p = mmap(NULL, t->len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, 0);
 	if (p == MAP_FAILED) {
@@ -158,8 +172,8 @@ static size_t need6(const struct gen_table *g, bool all_direct, bool wide,
 
 /* fixed: the entries of a fixed-size map (SHAPE_FX); 0: sized by need. */
 static int table_for(struct tmap *t, struct mbt6 *m, const struct gen_table *g,
-		     bool all_direct, bool wide, __u32 value_size, size_t fixed,
-		     const char *name)
+		     bool all_direct, bool wide, const struct cls_map_spec *sp,
+		     size_t fixed, const char *name)
 {
 	double count_ms = 0, fill_ms;
 	size_t units = need6(g, all_direct, wide, &count_ms);
@@ -168,9 +182,7 @@ static int table_for(struct tmap *t, struct mbt6 *m, const struct gen_table *g,
 
 	units += units / HEADROOM;
 	/* Bigger values round the map up: the pool takes the rest. */
-	err = fixed ? tmap_new(t, fixed, value_size, BPF_F_MMAPABLE)
-		    : tmap_new(t, mbt6_entries(units, wide), value_size,
-			       BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	err = tmap_new(t, fixed ? fixed : mbt6_entries(units, wide), sp);
 	if (!err)
 		err = mbt6_view(m, t->mem, t->entries, wide);
 	if (err)
@@ -197,8 +209,7 @@ static int pop_for(struct set6 *s)
 
 	ms = (now_ns() - t0) / 1e6;
 	if (!err)
-		err = tmap_new(&s->pop, pt.entries, sizeof(__u64),
-			       BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+		err = tmap_new(&s->pop, pt.entries, &candidate[SHAPE_8]);
 	if (!err) {
 		memcpy(s->pop.mem, pt.t, pt.entries * sizeof(__u32));
 		printf("{\"part\":\"t6build\",\"n\":%zu,\"table\":\"poptrie\","
@@ -319,12 +330,12 @@ static int set6_make(struct set6 *s, size_t n, __u64 seed, bool scattered)
 	       slab1 - slab0);
 	for (k = 0; k < SHAPES && !err; k++)
 		err = table_for(&s->tab[k], &s->m[k], &s->g, false,
-				k == SHAPE_WIDE, shape_bytes[k],
+				k == SHAPE_WIDE, shape_spec(k),
 				k == SHAPE_FX ? 2 * (size_t)FX_ELEMS : 0,
 				shape_name[k]);
 	if (!err)
-		err = table_for(&s->direct, &s->md, &s->g, true, false, 8, 0,
-				"direct");
+		err = table_for(&s->direct, &s->md, &s->g, true, false,
+				&candidate[SHAPE_8], 0, "direct");
 	if (!err)
 		err = pop_for(s);
 	s->spread = calloc(SPREAD, 16);
@@ -573,8 +584,7 @@ static int v4_inner(struct ctx *c, struct tmap *t)
 {
 	size_t entries = dir24_entries(true, c->dir24_groups);
 	__u32 zero = 0;
-	int err = tmap_new(t, entries, sizeof(__u64),
-			   BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	int err = tmap_new(t, entries, cls_slot_spec(CLS_S_TABLE_V4));
 
 	if (err)
 		return err;

@@ -59,27 +59,15 @@ int cls_make_dirs(const char *root)
 int cls_load_fds(const int fds[CLS_NR_MAPS], struct classifier_bpf **out)
 {
 	struct classifier_bpf *skel;
-	struct bpf_map *map;
-	int id, err = 0;
+	const char *stray;
+	int err;
 
 	skel = classifier_bpf__open();
 	if (!skel)
 		return -errno;
-	for (id = 0; id < CLS_NR_MAPS && !err; id++) {
-		if (!cls_map_specs[id].bpf)
-			continue;
-		map = bpf_object__find_map_by_name(skel->obj,
-						   cls_map_specs[id].name);
-		err = map ? bpf_map__reuse_fd(map, fds[id]) : -ENOENT;
-	}
-	/* A map the object has and the registry lacks would be created anew. */
-	bpf_object__for_each_map(map, skel->obj)
-		if (!err && bpf_map__fd(map) < 0 &&
-		    !strstr(bpf_map__name(map), ".")) {
-			pr_warn("BPF map %s is not in the registry\n",
-				bpf_map__name(map));
-			err = -EUCLEAN;
-		}
+	err = cls_bind_maps(skel->obj, fds, &stray);
+	if (stray)
+		pr_warn("BPF map %s is not in the registry\n", stray);
 	if (!err) {
 		skel->rodata->cls_build_id = cls_build_id();
 		err = classifier_bpf__load(skel);

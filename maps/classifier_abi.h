@@ -269,4 +269,59 @@ static inline __attribute__((always_inline)) __u32 mbt6_tiny_run(__u64 starts,
 	return run < MBT6_TINY_LAST ? run : MBT6_TINY_LAST;
 }
 
+/* The values of the tables' maps: whole elements of entries. */
+typedef __u32 cls_dir24_elem[CLS_DIR24_PER_ELEM];
+typedef __u32 mbt6_elem[MBT6_PER_ELEM];
+
+/*
+ * Every pinned map, declared once.  User space expands this list into the
+ * registry it creates, checks and pins the maps from (maps/registry.c),
+ * the BPF object into the definitions of the maps its programs use
+ * (xdp_tc/maps.bpf.h), so the two cannot differ; tests/unit/test_registry.c
+ * compares the built object with the registry all the same.  A line is
+ *   MAP(ID, name, type, key, value, entries, flags, size, users)
+ *   SLOTS(ID, name, type, key, value, entries, flags, size, kind)
+ * name: the pin's and the BPF map's (do not rename: pins and programs of
+ * other builds know it); ID: CLS_M_<ID> (and CLS_S_<ID> for SLOTS).
+ * SLOTS: an ARRAY_OF_MAPS of CLS_GENERATIONS slots, one per generation
+ * (cls_config.gen), holding maps of the shape given; the programs use it.
+ * size: FIXED (entries, exactly), PER_CPU (entries for each possible
+ * CPU), BY_NEED (the maker chooses; entries is only the BPF object's
+ * template).  users: BPF (the programs read or write it) or USER (user
+ * space only).  kind: TRUTH, or CACHE (derived from the other maps, so
+ * the library may rebuild it: the lookup tables).
+ * Adding or changing a map is a new layout (maps/layouts.c).
+ */
+/* clang-format off */
+#define CLS_MAPS(MAP, SLOTS)						       \
+	/* stats on/off, layout, generation, each slot's IPv6 table format */ \
+	MAP(CONFIG, config, ARRAY, __u32, struct cls_config, 1, 0, FIXED, BPF) \
+	/* each class index's action */					       \
+	MAP(CLASSES, classes, ARRAY, __u32, struct cls_class, CLS_MAX_CLASSES, \
+	    0, FIXED, BPF)						       \
+	/* names: in BPF memory so the CLI stays stateless */		       \
+	MAP(CLASS_META, class_meta, ARRAY, __u32, struct cls_class_meta,       \
+	    CLS_MAX_CLASSES, 0, FIXED, USER)				       \
+	/* CLS_STATS_STRIDE counters per CPU, read through mmap */	       \
+	MAP(STATS, stats, ARRAY, __u32, struct cls_counter, CLS_STATS_STRIDE,  \
+	    BPF_F_MMAPABLE, PER_CPU, BPF)				       \
+	/* the routes: one LPM trie per generation */			       \
+	SLOTS(TRIE_V4, trie_v4, LPM_TRIE, struct cls_v4_key, __u32,	       \
+	      CLS_MAX_ROUTES_V4, BPF_F_NO_PREALLOC, FIXED, TRUTH)	       \
+	SLOTS(TRIE_V6, trie_v6, LPM_TRIE, struct cls_v6_key, __u32,	       \
+	      CLS_MAX_ROUTES_V6, BPF_F_NO_PREALLOC, FIXED, TRUTH)	       \
+	/*								       \
+	 * The lookup tables, sized by the route set (BPF_F_INNER_MAP: any     \
+	 * size fits the slot) and written through mmap; an empty slot: the    \
+	 * trie answers.						       \
+	 */								       \
+	SLOTS(TABLE_V4, table_v4, ARRAY, __u32, cls_dir24_elem,		       \
+	      CLS_DIR24_HDR_ENTRIES / CLS_DIR24_PER_ELEM,		       \
+	      BPF_F_MMAPABLE | BPF_F_INNER_MAP, BY_NEED, CACHE)		       \
+	SLOTS(TABLE_V6, table_v6, ARRAY, __u32, mbt6_elem, 1,		       \
+	      BPF_F_MMAPABLE | BPF_F_INNER_MAP, BY_NEED, CACHE)		       \
+	/* the library's own: see maps/state.h */			       \
+	MAP(STATE, state, ARRAY, __u32, struct cls_state, 1, 0, FIXED, USER)
+/* clang-format on */
+
 #endif /* CLASSIFIER_ABI_H */

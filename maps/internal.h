@@ -5,13 +5,6 @@
 
 #include "maps/maps.h"
 
-/* registry.c */
-const struct cls_map_spec *cls_slot_spec(enum cls_slotted s);
-enum cls_map_id cls_slot_map(enum cls_slotted s);
-int cls_map_create(const struct cls_map_spec *s, __u32 max_entries);
-/* -EUCLEAN with why filled when fd is not a map of that shape. */
-int cls_map_check(int fd, const struct cls_map_spec *s, char *why, size_t n);
-
 /* state.c */
 int cls_state_write(struct cls_maps *m, const struct cls_state *s);
 int cls_config_read(struct cls_maps *m, struct cls_config *cfg);

@@ -202,7 +202,7 @@ int cls_layout_new_maps(struct cls_maps *m)
 	struct cls_state s = {.magic = CLS_STATE_MAGIC,
 			      .layout = CLS_LAYOUT_VERSION,
 			      .table_mode = CLS_TABLE_AUTO};
-	__u32 zero = 0, stats = libbpf_num_possible_cpus() * CLS_STATS_STRIDE;
+	__u32 zero = 0;
 	bool classes = m->fd[CLS_M_CLASSES] < 0;
 	bool tries = m->fd[CLS_M_TRIE_V4] < 0; /* else carried, full */
 	int id, err = 0;
@@ -210,7 +210,7 @@ int cls_layout_new_maps(struct cls_maps *m)
 	for (id = 0; id < CLS_NR_MAPS && !err; id++) {
 		if (m->fd[id] >= 0)
 			continue; /* carried over by the caller */
-		m->fd[id] = cls_map_create(&cls_map_specs[id], stats);
+		m->fd[id] = cls_map_create(&cls_map_specs[id], 0);
 		if (m->fd[id] < 0)
 			err = m->fd[id];
 	}

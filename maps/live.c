@@ -79,7 +79,7 @@ static int get_checked(struct cls_maps *m, enum cls_slotted s, __u32 gen)
 	fd = cls_slot_get(m, s, gen);
 	if (fd < 0)
 		return fd;
-	err = cls_map_check(fd, cls_slot_spec(s), why, sizeof(why));
+	err = cls_map_check(fd, cls_slot_spec(s), NULL, why, sizeof(why));
 	if (err) {
 		cls_set_error("slot %u of %s: %s", gen,
 			      cls_map_specs[cls_slot_map(s)].name, why);

@@ -31,39 +31,58 @@
 /* How long a change waits for another process's lock by default. */
 #define CLS_LOCK_WAIT_MS 10000
 
-/* The pinned maps, declared once in maps/registry.c. */
-enum cls_map_id {
-	CLS_M_CONFIG,
-	CLS_M_CLASSES,
-	CLS_M_CLASS_META,
-	CLS_M_STATS,
-	CLS_M_TRIE_V4,
-	CLS_M_TRIE_V6,
-	CLS_M_TABLE_V4,
-	CLS_M_TABLE_V6,
-	CLS_M_STATE,
-	CLS_NR_MAPS,
+/* The pinned maps, declared once (CLS_MAPS in maps/classifier_abi.h). */
+#define CLS_MAP_ID(_id, ...) CLS_M_##_id,
+enum cls_map_id { CLS_MAPS(CLS_MAP_ID, CLS_MAP_ID) CLS_NR_MAPS };
+
+/* The generation-slotted maps: what a whole-table change replaces. */
+#define CLS_SLOT_ID(_id, ...) CLS_S_##_id,
+#define CLS_NOT_SLOTTED(...)
+enum cls_slotted { CLS_MAPS(CLS_NOT_SLOTTED, CLS_SLOT_ID) CLS_NR_SLOTTED };
+
+/* How a map's max_entries is chosen (a line of CLS_MAPS says which). */
+enum cls_map_size {
+	CLS_SIZE_FIXED,	  /* max_entries, exactly */
+	CLS_SIZE_PER_CPU, /* max_entries for each possible CPU */
+	CLS_SIZE_BY_NEED, /* what the maker asks (max_entries: a template) */
 };
 
 struct cls_map_spec {
 	const char *name; /* pin name and BPF map name */
 	__u32 type, key_size, value_size;
-	__u32 max_entries; /* 0: any (sized at creation) */
+	__u32 max_entries; /* read with .size */
 	__u32 flags;
+	enum cls_map_size size;
 	const struct cls_map_spec *inner; /* what the slots of an outer map hold */
 	bool bpf;			  /* the BPF programs use it */
+	bool derived; /* rebuilt from the other maps when missing (a cache) */
 };
 
 extern const struct cls_map_spec cls_map_specs[CLS_NR_MAPS];
 
-/* The generation-slotted maps: what a whole-table change replaces. */
-enum cls_slotted {
-	CLS_S_TRIE_V4,
-	CLS_S_TRIE_V6,
-	CLS_S_TABLE_V4,
-	CLS_S_TABLE_V6,
-	CLS_NR_SLOTTED,
-};
+/* The outer map of a slotted map, and what its slots hold. */
+enum cls_map_id cls_slot_map(enum cls_slotted s);
+const struct cls_map_spec *cls_slot_spec(enum cls_slotted s);
+/*
+ * A new map of that shape: entries for CLS_SIZE_BY_NEED (0: its
+ * template's), ignored otherwise.  An outer map gets a template of its
+ * inner shape.  Returns the fd or -errno.
+ */
+int cls_map_create(const struct cls_map_spec *s, __u32 entries);
+/*
+ * 0 if fd is a map of that shape (*entries, if asked: its max_entries);
+ * -EUCLEAN with why filled when it is not.
+ */
+int cls_map_check(int fd, const struct cls_map_spec *s, __u32 *entries,
+		  char *why, size_t n);
+/*
+ * Bind every map of the registry the programs use, by name, to fds[id]
+ * (NULL: new maps made from the registry) before obj is loaded.
+ * -EUCLEAN with *stray naming it: obj has a map the registry lacks.
+ */
+struct bpf_object;
+int cls_bind_maps(struct bpf_object *obj, const int fds[CLS_NR_MAPS],
+		  const char **stray);
 
 /* A mapped IPv4 table (maps/table.c). */
 struct cls_table {

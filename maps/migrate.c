@@ -76,7 +76,7 @@ static int carry(struct cls_maps *n, int old_fd, const char *root, int from)
 				      strerror(-n->fd[id]));
 			return n->fd[id];
 		}
-		err = cls_map_check(n->fd[id], &cls_map_specs[id], why,
+		err = cls_map_check(n->fd[id], &cls_map_specs[id], NULL, why,
 				    sizeof(why));
 		if (err) {
 			cls_set_error("%s/maps/%s", root, why);

@@ -166,29 +166,18 @@ int cls_lock_root(const char *root, int wait_ms)
 static int check_pin(struct cls_maps *m, enum cls_map_id id)
 {
 	const struct cls_map_spec *s = &cls_map_specs[id];
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
 	char why[256];
+	__u32 entries;
 	int err;
 
-	err = cls_map_check(m->fd[id], s, why, sizeof(why));
+	err = cls_map_check(m->fd[id], s, &entries, why, sizeof(why));
 	if (err) {
 		cls_set_error("%s/maps/%s", m->root, why);
 		return err;
 	}
-	if (id != CLS_M_STATS)
-		return 0;
-	if (bpf_obj_get_info_by_fd(m->fd[id], &info, &len))
-		return -errno;
-	if (!info.max_entries || info.max_entries % CLS_STATS_STRIDE ||
-	    info.max_entries / CLS_STATS_STRIDE <
-		    (unsigned int)libbpf_num_possible_cpus()) {
-		cls_set_error("%s/maps/stats: %u entries, not %d CPUs' worth",
-			      m->root, info.max_entries,
-			      libbpf_num_possible_cpus());
-		return -EUCLEAN;
-	}
-	m->nr_cpus = info.max_entries / CLS_STATS_STRIDE;
+	/* The per-CPU maps' slices: as many as they have room for. */
+	if (s->size == CLS_SIZE_PER_CPU)
+		m->nr_cpus = entries / s->max_entries;
 	return 0;
 }
 

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Every pinned map, declared once: its pin name (also its BPF name), shape
- * and what its slots hold.  Maps are created from these specs, and a pin
- * is used only if the map behind it has exactly this shape, so a pin
- * replaced by another program's map is refused, never written.  The BPF
- * object declares the same maps (xdp_tc/maps.bpf.h); the loader binds
- * them by name and tests/prog checks the two agree.
+ * The registry: CLS_MAPS (maps/classifier_abi.h) as specs.  Maps are
+ * created from these specs, and a pin is used only if the map behind it
+ * has exactly this shape, so a pin replaced by another program's map is
+ * refused, never written.  The BPF object declares its maps from the same
+ * list; the loader binds them by name.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,96 +12,50 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "maps/internal.h"
 
-static const struct cls_map_spec trie_v4_inner = {
-	.name = "cls_trie_v4",
-	.type = BPF_MAP_TYPE_LPM_TRIE,
-	.key_size = sizeof(struct cls_v4_key),
-	.value_size = sizeof(__u32),
-	.max_entries = CLS_MAX_ROUTES_V4,
-	.flags = BPF_F_NO_PREALLOC,
-};
+#define USERS_BPF  true
+#define USERS_USER false
+#define KIND_TRUTH false
+#define KIND_CACHE true
 
-static const struct cls_map_spec trie_v6_inner = {
-	.name = "cls_trie_v6",
-	.type = BPF_MAP_TYPE_LPM_TRIE,
-	.key_size = sizeof(struct cls_v6_key),
-	.value_size = sizeof(__u32),
-	.max_entries = CLS_MAX_ROUTES_V6,
-	.flags = BPF_F_NO_PREALLOC,
-};
+#define SHAPE(_name, _type, _key, _val, _n, _flags, _size)                     \
+	.name = _name, .type = BPF_MAP_TYPE_##_type, .key_size = sizeof(_key), \
+	.value_size = sizeof(_val), .max_entries = _n, .flags = _flags,        \
+	.size = CLS_SIZE_##_size
 
-static const struct cls_map_spec table_inner = {
-	.name = "cls_table_v4",
-	.type = BPF_MAP_TYPE_ARRAY,
-	.key_size = sizeof(__u32),
-	.value_size = CLS_DIR24_PER_ELEM * sizeof(__u32),
-	.flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP,
-};
+/* The slots' shapes first: the outer maps point at them. */
+#define INNER_NONE(...)
+#define INNER(_id, _name, _type, _key, _val, _n, _flags, _size, _kind)         \
+	static const struct cls_map_spec inner_##_name = {                     \
+		SHAPE("cls_" #_name, _type, _key, _val, _n, _flags, _size),    \
+		.derived = KIND_##_kind,                                       \
+	};
+CLS_MAPS(INNER_NONE, INNER)
 
-static const struct cls_map_spec table6_inner = {
-	.name = "cls_table_v6",
-	.type = BPF_MAP_TYPE_ARRAY,
-	.key_size = sizeof(__u32),
-	.value_size = MBT6_PER_ELEM * sizeof(__u32),
-	.flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP,
-};
+#define SPEC(_id, _name, _type, _key, _val, _n, _flags, _size, _who)           \
+	[CLS_M_##_id] = {SHAPE(#_name, _type, _key, _val, _n, _flags, _size),  \
+			 .bpf = USERS_##_who},
+#define OUTER(_id, _name, _type, _key, _val, _n, _flags, _size, _kind)         \
+	[CLS_M_##_id] = {                                                      \
+		SHAPE(#_name, ARRAY_OF_MAPS, __u32, __u32, CLS_GENERATIONS, 0, \
+		      FIXED),                                                  \
+		.inner = &inner_##_name,                                       \
+		.bpf = true,                                                   \
+		.derived = KIND_##_kind,                                       \
+	},
 
-#define OUTER(nm, in)                                                          \
-	{                                                                      \
-		.name = nm, .type = BPF_MAP_TYPE_ARRAY_OF_MAPS,                \
-		.key_size = sizeof(__u32), .value_size = sizeof(__u32),        \
-		.max_entries = CLS_GENERATIONS, .inner = &in, .bpf = true,     \
-	}
+const struct cls_map_spec cls_map_specs[CLS_NR_MAPS] = {CLS_MAPS(SPEC, OUTER)};
 
-const struct cls_map_spec cls_map_specs[CLS_NR_MAPS] = {
-	[CLS_M_CONFIG] = {.name = "config",
-			  .type = BPF_MAP_TYPE_ARRAY,
-			  .key_size = sizeof(__u32),
-			  .value_size = sizeof(struct cls_config),
-			  .max_entries = 1,
-			  .bpf = true},
-	[CLS_M_CLASSES] = {.name = "classes",
-			   .type = BPF_MAP_TYPE_ARRAY,
-			   .key_size = sizeof(__u32),
-			   .value_size = sizeof(struct cls_class),
-			   .max_entries = CLS_MAX_CLASSES,
-			   .bpf = true},
-	/* Names: only user space reads them; here the CLI stays stateless. */
-	[CLS_M_CLASS_META] = {.name = "class_meta",
-			      .type = BPF_MAP_TYPE_ARRAY,
-			      .key_size = sizeof(__u32),
-			      .value_size = sizeof(struct cls_class_meta),
-			      .max_entries = CLS_MAX_CLASSES,
-			      .bpf = true},
-	/* nr_cpus * CLS_STATS_STRIDE entries: sized at creation. */
-	[CLS_M_STATS] = {.name = "stats",
-			 .type = BPF_MAP_TYPE_ARRAY,
-			 .key_size = sizeof(__u32),
-			 .value_size = sizeof(struct cls_counter),
-			 .flags = BPF_F_MMAPABLE,
-			 .bpf = true},
-	[CLS_M_TRIE_V4] = OUTER("trie_v4", trie_v4_inner),
-	[CLS_M_TRIE_V6] = OUTER("trie_v6", trie_v6_inner),
-	[CLS_M_TABLE_V4] = OUTER("table_v4", table_inner),
-	[CLS_M_TABLE_V6] = OUTER("table_v6", table6_inner),
-	[CLS_M_STATE] = {.name = "state",
-			 .type = BPF_MAP_TYPE_ARRAY,
-			 .key_size = sizeof(__u32),
-			 .value_size = sizeof(struct cls_state),
-			 .max_entries = 1},
-};
+#define SLOT_NONE(...)
+#define SLOT(_id, ...) [CLS_S_##_id] = CLS_M_##_id,
 
 enum cls_map_id cls_slot_map(enum cls_slotted s)
 {
 	static const enum cls_map_id outer[CLS_NR_SLOTTED] = {
-		[CLS_S_TRIE_V4] = CLS_M_TRIE_V4,
-		[CLS_S_TRIE_V6] = CLS_M_TRIE_V6,
-		[CLS_S_TABLE_V4] = CLS_M_TABLE_V4,
-		[CLS_S_TABLE_V6] = CLS_M_TABLE_V6,
-	};
+		CLS_MAPS(SLOT_NONE, SLOT)};
 
 	return outer[s];
 }
@@ -112,21 +65,32 @@ const struct cls_map_spec *cls_slot_spec(enum cls_slotted s)
 	return cls_map_specs[cls_slot_map(s)].inner;
 }
 
-/* max_entries 0 in a spec: the caller's size. */
-int cls_map_create(const struct cls_map_spec *s, __u32 max_entries)
+static __u32 entries_of(const struct cls_map_spec *s, __u32 entries)
+{
+	switch (s->size) {
+	case CLS_SIZE_PER_CPU:
+		return s->max_entries * libbpf_num_possible_cpus();
+	case CLS_SIZE_BY_NEED:
+		return entries ?: s->max_entries;
+	default:
+		return s->max_entries;
+	}
+}
+
+int cls_map_create(const struct cls_map_spec *s, __u32 entries)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = s->flags);
 	int fd, inner = -1;
 
 	if (s->inner) {
 		/* The template: what every slot's map must look like. */
-		inner = cls_map_create(s->inner, s->inner->max_entries ?: 1);
+		inner = cls_map_create(s->inner, 0);
 		if (inner < 0)
 			return inner;
 		opts.inner_map_fd = inner;
 	}
 	fd = bpf_map_create(s->type, s->name, s->key_size, s->value_size,
-			    s->max_entries ?: max_entries, &opts);
+			    entries_of(s, entries), &opts);
 	if (fd < 0)
 		fd = -errno;
 	if (inner >= 0)
@@ -134,25 +98,80 @@ int cls_map_create(const struct cls_map_spec *s, __u32 max_entries)
 	return fd;
 }
 
-int cls_map_check(int fd, const struct cls_map_spec *s, char *why, size_t n)
+/* Whether n entries are what the spec's size allows; if not, why. */
+static bool size_ok(const struct cls_map_spec *s, __u32 n, char *why,
+		    size_t len)
+{
+	unsigned int cpus = libbpf_num_possible_cpus();
+	bool ok;
+
+	switch (s->size) {
+	case CLS_SIZE_PER_CPU:
+		ok = n && !(n % s->max_entries) && n / s->max_entries >= cpus;
+		if (!ok)
+			snprintf(why, len, ": not %u for each of %u CPUs",
+				 s->max_entries, cpus);
+		return ok;
+	case CLS_SIZE_BY_NEED:
+		return n;
+	default:
+		if (n != s->max_entries)
+			snprintf(why, len, ": not %u", s->max_entries);
+		return n == s->max_entries;
+	}
+}
+
+int cls_map_check(int fd, const struct cls_map_spec *s, __u32 *entries,
+		  char *why, size_t n)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
+	char size[64] = "";
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
 		snprintf(why, n, "%s: %s", s->name, strerror(errno));
 		return -errno;
 	}
-	if (info.type != s->type || info.key_size != s->key_size ||
+	if (!size_ok(s, info.max_entries, size, sizeof(size)) ||
+	    info.type != s->type || info.key_size != s->key_size ||
 	    info.value_size != s->value_size || info.map_flags != s->flags ||
-	    (s->max_entries && info.max_entries != s->max_entries) ||
 	    strncmp(info.name, s->name, sizeof(info.name) - 1)) {
 		snprintf(why, n,
 			 "%s is not classifier's map (type %u, key %u, value "
-			 "%u, %u entries, flags %#x, name \"%.16s\")",
+			 "%u, %u entries%s, flags %#x, name \"%.16s\")",
 			 s->name, info.type, info.key_size, info.value_size,
-			 info.max_entries, info.map_flags, info.name);
+			 info.max_entries, size, info.map_flags, info.name);
 		return -EUCLEAN;
 	}
+	if (entries)
+		*entries = info.max_entries;
 	return 0;
+}
+
+int cls_bind_maps(struct bpf_object *obj, const int fds[CLS_NR_MAPS],
+		  const char **stray)
+{
+	struct bpf_map *map;
+	int id, fd, err = 0;
+
+	*stray = NULL;
+	for (id = 0; id < CLS_NR_MAPS && !err; id++) {
+		if (!cls_map_specs[id].bpf)
+			continue;
+		map = bpf_object__find_map_by_name(obj, cls_map_specs[id].name);
+		fd = !map  ? -ENOENT
+		     : fds ? fds[id]
+			   : cls_map_create(&cls_map_specs[id], 0);
+		err = fd < 0 ? fd : bpf_map__reuse_fd(map, fd);
+		if (!fds && fd >= 0)
+			close(fd);
+	}
+	/* A map the object has and the registry lacks would be made anew. */
+	bpf_object__for_each_map (map, obj)
+		if (!err && bpf_map__fd(map) < 0 &&
+		    !strchr(bpf_map__name(map), '.')) {
+			*stray = bpf_map__name(map);
+			err = -EUCLEAN;
+		}
+	return err;
 }

@@ -23,7 +23,7 @@ FUZZ_EXTRA_route_line := tests/fuzz/route_check.c
 FUZZ_EXTRA_route_file := tests/fuzz/route_check.c
 # The data path: the real BPF object, through tests/prog's fixture.
 FUZZ_EXTRA_packet := tests/prog/harness.c tests/prog/pkt.c maps/dir24.c \
-	maps/mbt6.c
+	maps/mbt6.c maps/registry.c
 FUZZ_LIBS_packet := -lbpf -lelf -lz
 $(FUZZ_DIR)/packet: $(SKELS) maps/classifier_abi.h maps/dir24.h maps/mbt6.h
 

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "classifier.skel.h"
+#include "maps/maps.h"
 #include "tests/prog/harness.h"
 
 int fail(struct t *t, const char *fmt, ...)
@@ -63,18 +64,13 @@ static void *map_array(struct bpf_map *map, size_t value_size, size_t *len)
 /* The IPv4 table as user space makes it: an inner map for table_v4. */
 static int make_table(struct fix *f)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts,
-		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	long page = sysconf(_SC_PAGESIZE);
 	void *mem;
 
-	f->table = bpf_map_create(BPF_MAP_TYPE_ARRAY, "test_table",
-				  sizeof(__u32),
-				  CLS_DIR24_PER_ELEM * sizeof(__u32),
-				  TEST_DIR24_ENTRIES / CLS_DIR24_PER_ELEM,
-				  &opts);
+	f->table = cls_map_create(cls_slot_spec(CLS_S_TABLE_V4),
+				  TEST_DIR24_ENTRIES / CLS_DIR24_PER_ELEM);
 	if (f->table < 0)
-		return -errno;
+		return f->table;
 	/* The contract: the mmap is a __u32[] whatever the value size. */
 	f->dir24_len = (TEST_DIR24_ENTRIES * sizeof(__u32) + page - 1) / page *
 		       page;
@@ -97,6 +93,7 @@ static int map_arrays(struct fix *f)
 
 int fix_open(struct fix *f)
 {
+	const char *stray;
 	int err;
 
 	memset(f, 0, sizeof(*f));
@@ -117,8 +114,8 @@ int fix_open(struct fix *f)
 		err = -errno;
 		goto out;
 	}
-	err = bpf_map__set_max_entries(f->skel->maps.stats,
-				       f->ncpus * CLS_STATS_STRIDE);
+	/* The programs' maps made as the library makes them. */
+	err = cls_bind_maps(f->skel->obj, NULL, &stray);
 	if (err)
 		goto out;
 	err = classifier_bpf__load(f->skel);
@@ -170,16 +167,14 @@ void fix_close(struct fix *f)
  * The way user space is meant to do it: a fresh trie in generation 0's
  * slot, generation 1's empty.
  */
-static int install_trie(int outer_fd, __u32 key_size, __u32 max, int *fd)
+static int install_trie(int outer_fd, enum cls_slotted slot, int *fd)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
 	__u32 zero = 0, one = 1;
 	int trie, err;
 
-	trie = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "test_routes", key_size,
-			      sizeof(__u32), max, &opts);
+	trie = cls_map_create(cls_slot_spec(slot), 0);
 	if (trie < 0)
-		return -errno;
+		return trie;
 	if (bpf_map_delete_elem(outer_fd, &one) && errno != ENOENT)
 		return -errno;
 	if (bpf_map_update_elem(outer_fd, &zero, &trie, BPF_ANY)) {
@@ -212,13 +207,11 @@ int fix_reset(struct fix *f)
 	struct t t = {.f = f};
 	int err;
 
-	err = install_trie(bpf_map__fd(f->skel->maps.trie_v4),
-			   sizeof(struct cls_v4_key), CLS_MAX_ROUTES_V4,
+	err = install_trie(bpf_map__fd(f->skel->maps.trie_v4), CLS_S_TRIE_V4,
 			   &f->trie_v4);
 	if (!err)
 		err = install_trie(bpf_map__fd(f->skel->maps.trie_v6),
-				   sizeof(struct cls_v6_key), CLS_MAX_ROUTES_V6,
-				   &f->trie_v6);
+				   CLS_S_TRIE_V6, &f->trie_v6);
 	if (!err)
 		err = reset_classes(f);
 	memset(&f->cfg, 0, sizeof(f->cfg));
@@ -298,8 +291,6 @@ int v6table(struct t *t, struct mbt6 *m)
 
 int v6table_of(struct t *t, struct mbt6 *m, bool wide)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts,
-		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	/* Whole elements, as maps/table6.c sizes its maps. */
 	size_t entries = mbt6_elems(TEST_V6TABLE_UNITS, wide) * MBT6_PER_ELEM;
 	struct fix *f = t->f;
@@ -307,11 +298,10 @@ int v6table_of(struct t *t, struct mbt6 *m, bool wide)
 	void *mem;
 
 	drop_v6table(f);
-	f->table6 = bpf_map_create(BPF_MAP_TYPE_ARRAY, "test_table6",
-				   sizeof(__u32), MBT6_PER_ELEM * sizeof(__u32),
-				   entries / MBT6_PER_ELEM, &opts);
+	f->table6 = cls_map_create(cls_slot_spec(CLS_S_TABLE_V6),
+				   entries / MBT6_PER_ELEM);
 	if (f->table6 < 0)
-		return fail(t, "IPv6 table: %s", strerror(errno));
+		return fail(t, "IPv6 table: %s", strerror(-f->table6));
 	f->table6_len = entries * sizeof(__u32);
 	mem = mmap(NULL, f->table6_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   f->table6, 0);

@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "classifier.skel.h"
+#include "maps/maps.h"
 #include "tests/prog/harness.h"
 
 #define NEXTHDR_HOP	 0
@@ -140,7 +141,6 @@ static int route_value_flags_ignored(struct t *t)
 /* The generation in config picks the slot: a staged set is not read. */
 static int generation_picks_trie(struct t *t)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
 	struct cls_v4_key k = {.prefixlen = 8, .addr = {10}};
 	__u32 one = 1, v = cls_route_value(2, 8, 0);
 	struct pkt p;
@@ -148,10 +148,9 @@ static int generation_picks_trie(struct t *t)
 
 	if (route_add(t, "10.0.0.0/8", 1) || mk_v4(t, &p, "10.1.2.3", 0))
 		return -1;
-	next = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "test_next", sizeof(k),
-			      sizeof(v), 16, &opts);
+	next = cls_map_create(cls_slot_spec(CLS_S_TRIE_V4), 0);
 	if (next < 0)
-		return fail(t, "trie: %s", strerror(errno));
+		return fail(t, "trie: %s", strerror(-next));
 	err = bpf_map_update_elem(next, &k, &v, BPF_ANY) ||
 	      bpf_map_update_elem(bpf_map__fd(t->f->skel->maps.trie_v4), &one,
 				  &next, BPF_ANY);
