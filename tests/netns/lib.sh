@@ -401,6 +401,13 @@ rcv_count_dst()
 	rcv_count "$(counter_name "$a$*")"
 }
 
+# rcv_counts: "NAME PACKETS" of every receiver counter, in one read.
+rcv_counts()
+{
+	in_rcv nft -j list counters table inet cls_test |
+		jq -r '.nftables[] | select(.counter) | "\(.counter.name) \(.counter.packets)"'
+}
+
 # rcv_has ADDR [MATCH...]: the receiver already counts that traffic.
 rcv_has()
 {
