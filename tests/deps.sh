@@ -8,20 +8,25 @@ pkgs="clang llvm libbpf-dev bpftool libmnl-dev libelf-dev zlib1g-dev
 	libcmocka-dev pkg-config make gcc iproute2 nftables iputils-ping jq
 	util-linux procps python3 gnuplot-nox strace prometheus curl tmux
 	systemd man-db groff-base bash-completion
-	debhelper dpkg-dev lintian debootstrap bird2
+	debhelper dpkg-dev lintian debootstrap bird2 frr
 	libclang-rt-14-dev valgrind"
 
-# Debian enables and starts bird.service when it installs bird2; the
-# tests run their own BIRDs in namespaces, so one installed here is not
-# left running on the host.
-new_bird=
-dpkg-query -W -f='${Status}' bird2 2>/dev/null | grep -q 'ok installed' ||
-	new_bird=1
+# Debian enables and starts bird.service and frr.service when it installs
+# bird2 and frr; the tests run their own BIRDs and FRRs in namespaces, so
+# those installed here are not left running (nor started at boot) on the
+# host.  PACKAGE:SERVICE
+new_services=
+for p in bird2:bird frr:frr; do
+	dpkg-query -W -f='${Status}' "${p%%:*}" 2>/dev/null |
+		grep -q 'ok installed' || new_services="$new_services ${p#*:}"
+done
 
 "$(dirname "$0")/../deploy/ensure-packages.sh" deps $pkgs
 
-if [ -n "$new_bird" ] && command -v systemctl >/dev/null; then
-	systemctl disable --now bird.service >/dev/null 2>&1 || true
+if command -v systemctl >/dev/null; then
+	for s in $new_services; do
+		systemctl disable --now "$s.service" >/dev/null 2>&1 || true
+	done
 fi
 
 if [ ! -r /sys/kernel/btf/vmlinux ]; then

@@ -301,3 +301,67 @@ bird_established()
 		birdc_ "$1" show protocols "$p" | grep -q Established || return 1
 	done
 }
+
+# FRR (Debian's frr), zebra and bgpd per namespace, as the frr user the
+# package makes, every file in $WORK/NAME: pid files, zserv socket, vty
+# sockets (vtysh --vty_socket), logs; nothing in /etc/frr or /run/frr
+# (only FRR's per-pid /var/tmp/frr/DAEMON.PID, gone when it exits), so
+# neither clashes with another test's nor with the host's FRR.
+# start_frr NAME NS: runs them in NS and loads $WORK/NAME.conf through
+# vtysh -b, as frr.service boots frr.conf.
+FRR_DIR=/usr/lib/frr
+start_frr()
+{
+	local d=$WORK/$1 daemon pid
+	# the daemons drop root for frr: let them through to their directory
+	chmod o+x "$WORK"
+	install -d -o frr -g frr -m 0750 "$d"
+	# a socket left by the last run would pass for a started daemon
+	rm -f "$d"/*.vty "$d"/*.pid "$d/zserv.api"
+	install -o frr -g frr -m 0640 "$WORK/$1.conf" "$d/frr.conf"
+	install -o frr -g frr -m 0640 /dev/null "$d/empty.conf"
+	: > "$d/vtysh.conf"
+	for daemon in zebra bgpd; do
+		ip netns exec "$2" "$FRR_DIR/$daemon" -f "$d/empty.conf" \
+			-i "$d/$daemon.pid" -z "$d/zserv.api" --vty_socket "$d" \
+			-P 0 --log "file:$d/$daemon.log" >> "$d/out" 2>&1 &
+		pid=$!
+		track_pid $pid
+		eval "FRR_PIDS_$1=\"\${FRR_PIDS_$1:-} $pid\""
+		wait_until 5 "[ -S '$d/$daemon.vty' ]" || {
+			sed 's/^/# frr: /' "$d/out" >&2
+			fail "FRR $1: $daemon did not start"
+		}
+	done
+	vtysh_ "$1" -b > "$d/boot" 2>&1 || {
+		sed 's/^/# vtysh -b: /' "$d/boot" >&2
+		fail "FRR $1: vtysh -b failed on $1.conf"
+	}
+}
+
+stop_frr()
+{
+	local pids
+	eval "pids=\$FRR_PIDS_$1"
+	eval "FRR_PIDS_$1="
+	# shellcheck disable=SC2086 # a list
+	stop_pids $pids
+	# shellcheck disable=SC2086
+	wait $pids 2>/dev/null || true
+}
+
+# vtysh_ NAME ARGS: vtysh on NAME's daemons and configuration
+vtysh_()
+{
+	vtysh --vty_socket "$WORK/$1" --config_dir "$WORK/$1" "${@:2}"
+}
+
+# frr_established NAME PEER...: every named BGP session is up.
+frr_established()
+{
+	local p
+	for p in "${@:2}"; do
+		[ "$(vtysh_ "$1" -c "show bgp neighbors $p json" |
+			jq -r --arg p "$p" '.[$p].bgpState')" = Established ] || return 1
+	done
+}
