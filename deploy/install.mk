@@ -32,7 +32,9 @@ EXAMPLES := default.classifier:default.classifier \
 	classifier.batch.example:classifier.batch \
 	routes.example:routes \
 	sync/sync.conf:sync.conf \
-	sync/bird-classes.conf:bird-classes.conf
+	sync/bird-classes.conf:bird-classes.conf \
+	sync/frr-sync.conf:frr-sync.conf \
+	sync/frr-classes.conf:frr-classes.conf
 EXAMPLE_NAMES := $(foreach e,$(EXAMPLES),$(word 2,$(subst :, ,$(e))))
 
 .PHONY: install uninstall install-check deb deb-check
