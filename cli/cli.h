@@ -65,6 +65,8 @@ void cli_err(struct cli *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* The same for a negative errno, with a hint for the common ones. */
 int cli_errno(struct cli *c, int err, const char *what);
+/* The library's upkeep at the end of a change failed: what it was doing. */
+int cli_upkeep_failed(struct cli *c, int err);
 
 /*
  * Report why the pins could not be opened (or read): the library's

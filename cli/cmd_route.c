@@ -321,5 +321,5 @@ const struct cli_object cli_lookup_obj = {
 	.name = "lookup",
 	.cmds = lookup_cmds,
 	.help = "Which route and class packets to (tc egress) or from (XDP)\n"
-		"ADDR get, and whether the IPv4 table says the same.\n",
+		"ADDR get, and whether its lookup table says the same.\n",
 };

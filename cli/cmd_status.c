@@ -240,7 +240,7 @@ const struct cli_object cli_status_obj = {
 	.name = "status",
 	.cmds = status_cmds,
 	.help = "Pins and their layout, this build, counting on/off, classes,\n"
-		"routes by family and source, the IPv4 table, the sync "
+		"routes by family and source, the lookup tables, the sync "
 		"daemon,\n"
 		"and every attachment with the build its program came from.\n",
 };

@@ -287,7 +287,7 @@ static int sync_cmd(struct cli *c, int argc, char **argv)
 		return err;
 	err = cls_unlock(&c->maps);
 	if (err)
-		return cli_errno(c, err, "resizing the IPv4 table");
+		return cli_upkeep_failed(c, err);
 	/* one line per event: resyncs, overruns, reloads, errors */
 	if (log_get_level() < LOG_INFO)
 		log_set_level(LOG_INFO);

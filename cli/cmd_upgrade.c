@@ -26,10 +26,9 @@ const struct cli_object cli_upgrade_obj = {
 	.name = "upgrade",
 	.cmds = upgrade_cmds,
 	.help = "Moves pins of an older layout to this classifier's in place\n"
-		"(classes, routes, counters and the IPv4 table carried over)\n"
-		"and makes every attachment run this build's programs, each "
-		"in\n"
-		"one step. Run again after an interruption, it finishes. "
-		"attach\n"
-		"upgrades older pins by itself; other changes ask for this.\n",
+		"(classes, routes and counters carried over, lookup tables\n"
+		"kept or rebuilt) and makes every attachment run this build's\n"
+		"programs, each in one step. Run again after an interruption,\n"
+		"it finishes. attach upgrades older pins by itself; other\n"
+		"changes ask for this.\n",
 };

@@ -191,9 +191,16 @@ int cli_maps_release(struct cli *c)
 	err = cls_close(&c->maps);
 	if (err) {
 		c->cmd = NULL;
-		cli_errno(c, err, "resizing the IPv4 table");
+		cli_upkeep_failed(c, err);
 	}
 	return err;
+}
+
+int cli_upkeep_failed(struct cli *c, int err)
+{
+	const char *what = cls_open_error();
+
+	return cli_errno(c, err, *what ? what : "finishing the change");
 }
 
 int cli_get_class(struct cli *c, const char *tok, __u32 *idx)

@@ -97,15 +97,19 @@ static inline void cls_route_from_value(struct cls_route *r, __u32 v)
 	r->flags = v & CLS_ROUTE_SYNCED;
 }
 
-/* txn.c */
-/* The tables the policy in s wants for these routes (address order). */
+/* tables.c: the tables the policy in s wants for routes in address order */
 int cls_table_build(const struct cls_state *s, const struct cls_route *r,
 		    size_t n, int *fd);
 /* *format: the new table's (cls_config.table6_format), 0: none. */
 int cls_table6_build(const struct cls_state *s, const struct cls_route *r,
 		     size_t n, int *fd, __u8 *format);
-/* The table's size against its policy and the routes: rebuild if off. */
+
+/* upkeep.c: the tables against their policy and the routes: rebuilt if off */
 int cls_table_maintain(struct cls_maps *m);
+
+/* txn.c */
+/* A CLS_TXN_TABLE change builds (and publishes) this policy. */
+int cls_txn_set_policy(struct cls_txn *t, __u32 mode, __u32 groups);
 int cls_swap_recover(struct cls_maps *m, struct cls_state *s);
 
 /* stats.c, catalog.c */

@@ -5,7 +5,7 @@
  * exporter, the bench) open a handle, and the library takes the lock,
  * checks the pins and the layout version, finishes or rolls back a change
  * that an earlier process left half done, and keeps every derived
- * structure (the IPv4 table, route counts) equal to the tries.
+ * structure (the lookup tables, route counts) equal to the tries.
  * Every function returns 0 (or a count) or a negative errno; none prints.
  */
 #ifndef CLS_MAPS_H
@@ -152,11 +152,15 @@ int cls_root_path(char *root, size_t n, const char *bpffs);
  */
 int cls_open(struct cls_maps *m, const struct cls_open_opts *o);
 /*
- * Upkeep left for the end of a change (the table's size against its
- * policy), then unlock and close; returns the upkeep's error.
+ * Upkeep left for the end of a change (the lookup tables against their
+ * policy), then unlock and close; returns the upkeep's error, and
+ * cls_open_error() says what it was doing (or "").
  */
 int cls_close(struct cls_maps *m);
-/* Why the last cls_open()/cls_lock() failed, for the user (or ""). */
+/*
+ * Why the last cls_open(), cls_lock(), cls_unlock() or cls_close() failed,
+ * for the user (or "").
+ */
 const char *cls_open_error(void);
 
 /* The bpffs at path is one (0), is not (-ENOTSUP), or is missing. */
@@ -275,7 +279,7 @@ int cls_route_cmp(const struct cls_route *x, const struct cls_route *y);
 
 /*
  * Whole-table changes: the new route set is built beside the live one
- * (new tries, a new IPv4 table sized for it) and published by one write
+ * (new tries, new lookup tables sized for it) and published by one write
  * of the generation, so packets see the old set or the new one.  The
  * scope says which routes the change replaces; the others are kept.
  * cls_txn_add() may be called many times (one thread at a time) while
@@ -284,7 +288,7 @@ int cls_route_cmp(const struct cls_route *x, const struct cls_route *y);
 enum cls_txn_scope {
 	CLS_TXN_HAND,	/* route load, route flush: synced routes stay */
 	CLS_TXN_SYNCED, /* the sync daemon's resync: hand routes stay */
-	CLS_TXN_TABLE,	/* the same routes, the IPv4 table rebuilt */
+	CLS_TXN_TABLE,	/* the same routes, the lookup tables rebuilt */
 };
 
 struct cls_txn;

@@ -36,8 +36,9 @@ static int route_recover(struct cls_maps *m, struct cls_state *s)
 	format_prefix(&p, text, sizeof(text));
 	cls_notify(m,
 		   "finished an interrupted change of route %s (pid %u): the "
-		   "IPv4 table agrees with the trie again",
-		   text, s->journal.pid);
+		   "%s table agrees with the trie again",
+		   text, s->journal.pid,
+		   p.family == AF_INET6 ? "IPv6" : "IPv4");
 	return cls_journal_end(m, s);
 }
 

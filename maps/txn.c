@@ -2,10 +2,11 @@
 /*
  * Whole-table changes.  A new route set is built beside the live one: new
  * tries filled while the caller still adds routes (a filler thread feeds
- * the kernel, the longest part), then a new IPv4 table sized for the set
- * and filled in one pass.  It is published through the slot packets do
- * not use and one write of the generation: the commit point.  Packets keep
- * the old set, table included, until then.
+ * the kernel, the longest part), then the lookup tables its policy wants
+ * (maps/tables.c), each sized for the set and filled in one pass.  It is
+ * published through the slot packets do not use and one write of the
+ * generation: the commit point.  Packets keep the old set, table included,
+ * until then.
  *
  * The journal records the publish: before the generation flips a crash
  * rolls back (the new maps in the spare slots are dropped), after it the
@@ -323,78 +324,6 @@ static int final_set(struct cls_txn *t, struct family_set *fs)
 	return 0;
 }
 
-static __u32 round_up(__u32 v, __u32 to)
-{
-	return (v + to - 1) / to * to;
-}
-
-/* Does the policy give a family with n routes a table? */
-static bool table_wanted(const struct cls_state *s, size_t n)
-{
-	return s->table_mode == CLS_TABLE_ON ||
-	       (s->table_mode == CLS_TABLE_AUTO && n >= CLS_TABLE_AUTO_ROUTES);
-}
-
-/* Groups the policy wants for this route set; 0 with *on false: no table. */
-static __u32 wanted_groups(const struct cls_state *s, size_t v4_routes,
-			   __u32 need, bool *on)
-{
-	__u32 g;
-
-	*on = table_wanted(s, v4_routes);
-	if (!*on)
-		return 0;
-	if (s->table_mode == CLS_TABLE_ON && s->table_groups)
-		return s->table_groups;
-	/* A quarter to spare, so single adds rarely run out. */
-	g = round_up(need + need / 4 + 256, 1024);
-	return g < CLS_DIR24_MAX_GROUPS ? g : CLS_DIR24_MAX_GROUPS;
-}
-
-int cls_table6_build(const struct cls_state *s, const struct cls_route *r,
-		     size_t n, int *fd, __u8 *format)
-{
-	struct cls_table6 tab = { .fd = -1 };
-	bool wide = cls_table6_wide(n);
-	int err;
-
-	*fd = -1;
-	*format = 0;
-	if (!table_wanted(s, n))
-		return 0;
-	*fd = cls_table6_create(cls_table6_units(r, n, wide), wide);
-	if (*fd < 0)
-		return *fd;
-	*format = wide ? MBT6_FORMAT_WIDE : MBT6_FORMAT;
-	err = cls_table6_map(&tab, *fd, *format);
-	if (!err)
-		err = cls_table6_fill(&tab, r, n);
-	cls_table6_unmap(&tab);
-	return err;
-}
-
-int cls_table_build(const struct cls_state *s, const struct cls_route *r,
-		    size_t n, int *fd)
-{
-	struct cls_table tab = {.fd = -1};
-	__u32 groups;
-	bool on;
-	int err;
-
-	*fd = -1;
-	groups = wanted_groups(s, n, cls_table_groups_needed(r, n), &on);
-	if (!on)
-		return 0;
-	*fd = cls_table_create(groups);
-	if (*fd < 0)
-		return *fd;
-	err = cls_table_map(&tab, *fd);
-	if (!err)
-		err = cls_table_fill(&tab, r, n);
-	cls_table_unmap(&tab);
-	return err;
-}
-
 static void txn_free(struct cls_txn *t)
 {
 	size_t i;
@@ -549,7 +478,7 @@ static const char *const swap_what[] = {
 	[CLS_SWAP_LOAD] = "route load",
 	[CLS_SWAP_FLUSH] = "route flush",
 	[CLS_SWAP_SYNC] = "sync of the routes",
-	[CLS_SWAP_TABLE] = "rebuild of the IPv4 table",
+	[CLS_SWAP_TABLE] = "rebuild of the lookup tables",
 };
 
 /*
@@ -769,156 +698,11 @@ int cls_swap_recover(struct cls_maps *m, struct cls_state *s)
 	return err;
 }
 
-/* A new table for the same routes, built for (and publishing) a policy. */
-static int rebuild_table(struct cls_maps *m, __u32 mode, __u32 groups)
+int cls_txn_set_policy(struct cls_txn *t, __u32 mode, __u32 groups)
 {
-	struct cls_txn *t;
-	int err = cls_txn_begin(m, CLS_TXN_TABLE, &t);
-
-	if (err)
-		return err;
+	if (t->scope != CLS_TXN_TABLE)
+		return -EINVAL;
 	t->table_mode = mode;
 	t->table_groups = groups;
-	return cls_txn_commit(t, NULL);
-}
-
-/* The policy as a settled state holds it (a recovery may set it). */
-int cls_table_rebuild(struct cls_maps *m)
-{
-	struct cls_state s;
-	int err = cls_change_start(m);
-
-	if (!err)
-		err = cls_state_read(m, &s);
-	return err ? err : rebuild_table(m, s.table_mode, s.table_groups);
-}
-
-int cls_table_set_policy(struct cls_maps *m, enum cls_table_mode mode,
-			 __u32 groups)
-{
-	if (groups > CLS_DIR24_MAX_GROUPS)
-		return -ERANGE;
-	return rebuild_table(m, mode, groups);
-}
-
-int cls_table_info(struct cls_maps *m, struct cls_table_info *info)
-{
-	struct mbt6_usage u;
-	struct cls_state s;
-	int err;
-
-	memset(info, 0, sizeof(*info));
-	err = cls_state_read(m, &s);
-	if (!err)
-		err = cls_live_table(m);
-	if (!err)
-		err = cls_live_table6(m);
-	if (err)
-		return err;
-	info->mode = s.table_mode;
-	if (m->table.fd >= 0) {
-		info->on = true;
-		info->groups = m->table.d.groups;
-		info->used = m->table.d.hdr->used;
-		info->ask_trie = m->table.d.hdr->ask_trie;
-		info->bytes = m->table.len;
-	}
-	if (m->table6.fd < 0)
-		info->v6.foreign_format = m->table6_format;
-	if (m->table6.fd >= 0) {
-		mbt6_usage(&m->table6.m, &u);
-		info->v6.on = true;
-		info->v6.units = u.units;
-		info->v6.used = u.used;
-		info->v6.ask_trie = u.ask_trie;
-		info->v6.bytes = u.bytes;
-		info->v6.format = m->table6_format;
-	}
 	return 0;
-}
-
-int cls_table6_lookup(struct cls_maps *m, const __u8 addr[16], __u32 *cls,
-		      bool *ask)
-{
-	int err = cls_live_table6(m);
-
-	*ask = true;
-	if (err || m->table6.fd < 0)
-		return err;
-	*cls = mbt6_lookup(&m->table6.m, addr, ask, NULL);
-	return 0;
-}
-
-int cls_table_lookup(struct cls_maps *m, __u32 addr, __u32 *cls, bool *ask)
-{
-	int err = cls_live_table(m);
-
-	*ask = true;
-	if (err || m->table.fd < 0)
-		return err;
-	return cls_table_entry(&m->table, addr, cls, ask);
-}
-
-/*
- * Nodes the IPv6 table took out of its tree wait in limbo until no packet
- * can be reading them: wait for programs in flight, then free them.
- */
-static int reclaim6(struct cls_maps *m)
-{
-	int err = cls_live_table6(m);
-
-	if (err || m->table6.fd < 0 || !m->table6.m.hdr->n_limbo)
-		return err;
-	err = cls_wait_for_programs(m);
-	if (!err)
-		mbt6_reclaim(&m->table6.m);
-	return err;
-}
-
-/* Is a family's table as the policy wants it for its routes? */
-static bool stale(const struct cls_state *s, size_t n, bool on, bool short_,
-		  bool fixed_ok)
-{
-	switch (s->table_mode) {
-	case CLS_TABLE_AUTO:
-		/* On past the threshold, off well below it, grown when short. */
-		return (!on && n >= CLS_TABLE_AUTO_ROUTES) ||
-		       (on && n < CLS_TABLE_AUTO_ROUTES / 2) || (on && short_);
-	case CLS_TABLE_ON:
-		return !on || !fixed_ok || short_;
-	default:
-		return on;
-	}
-}
-
-int cls_table_maintain(struct cls_maps *m)
-{
-	struct cls_table_info info;
-	struct cls_state s;
-	bool v4, v6, wide_ok;
-	size_t n6;
-	int err;
-
-	/* The counts it goes by are a settled state's. */
-	err = cls_change_start(m);
-	if (!err)
-		err = reclaim6(m);
-	if (!err)
-		err = cls_state_read(m, &s);
-	if (!err)
-		err = cls_table_info(m, &info);
-	if (err)
-		return err;
-	v4 = stale(&s, s.routes[0][0] + s.routes[0][1], info.on,
-		   info.ask_trie && !s.table_groups &&
-			   info.groups < CLS_DIR24_MAX_GROUPS,
-		   !s.table_groups || info.groups == s.table_groups);
-	n6 = s.routes[1][0] + s.routes[1][1];
-	/* The first level's width follows the routes, with some slack. */
-	wide_ok = info.v6.format == MBT6_FORMAT_WIDE
-			  ? cls_table6_wide(2 * n6)
-			  : !cls_table6_wide(n6);
-	v6 = stale(&s, n6, info.v6.on,
-		   info.v6.ask_trie > 0 || (info.v6.on && !wide_ok), true);
-	return v4 || v6 ? rebuild_table(m, s.table_mode, s.table_groups) : 0;
 }

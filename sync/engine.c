@@ -170,7 +170,7 @@ struct sync_status *sync_engine_status(struct sync_engine *e)
 	return &e->st;
 }
 
-/* The library's upkeep at unlock (the IPv4 table's size) may fail. */
+/* The library's upkeep at unlock (the lookup tables) may fail. */
 static void unlock(struct sync_engine *e)
 {
 	int err = e->a->unlock(e->a->ctx);

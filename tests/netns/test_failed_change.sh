@@ -9,7 +9,7 @@
 # fault build fails one step as an error would ($CLS_FAULT_FAIL, see
 # cls_fail() in maps/maps.h); tests/crash/check_state.c then says whether
 # the state is whole: journal empty, spare slots empty, counts equal to
-# the tries, the IPv4 table equal to the trie.
+# the tries, the lookup tables equal to the tries.
 # wait_until evaluates its code later: single quotes on purpose
 # shellcheck disable=SC2016
 . "$(dirname "$0")/lib.sh"
@@ -92,3 +92,23 @@ wait_until 5 'grep -q "finished an interrupted change of route 10.41.0.0/16" "$S
 grep -q "Input/output error" "$SYNC_LOG" || { sync_diag; fail "sync: no injected failure"; }
 whole "sync after a failed route in a batch"
 expect_eq "synced IPv4 routes" "$(cls -j status | jq .routes.v4.synced)" 5
+
+# The tables' upkeep at the end of a change fails: the error names the
+# table it was rebuilding, and the next command finishes the rebuild.
+cls table auto
+awk 'BEGIN { for (i = 0; i < 1023; i++) printf "2001:db8:%x::/48 web\n", i }' \
+	> "$WORK/v6"
+cls route load "$WORK/v6"
+rc=0
+nsenter --net="/run/netns/$NS_S" env CLS_FAULT_FAIL="swap: empty the old slots" \
+	"$CLASSIFIER_FAULT" --bpffs "$BPFFS" route add 2001:db8:ffff::/48 \
+	class web 2> "$WORK/err" || rc=$?
+[ "$rc" -ne 0 ] || fail "upkeep: the change did not fail"
+grep -qx "classifier: rebuilding the IPv6 table: Input/output error" \
+	"$WORK/err" || fail "upkeep: $(tr '\n' '|' < "$WORK/err")"
+cls status > /dev/null 2> "$WORK/err"
+grep -q "^classifier: finished an interrupted rebuild of the lookup tables" \
+	"$WORK/err" || fail "upkeep: the next command said $(cat "$WORK/err")"
+whole "after a failed upkeep"
+cls lookup 2001:db8:ffff::1 | grep -q "(ipv6 table agrees)" ||
+	fail "upkeep: $(cls lookup 2001:db8:ffff::1)"
