@@ -119,8 +119,11 @@ const struct cli_object cli_exporter_obj = {
 		"addresses only. Runs in the foreground until SIGTERM or "
 		"SIGINT.\n"
 		"--listen ADDR:PORT is the same as listen ADDR:PORT.\n"
-		"timeout: idle connections are closed after SECONDS (default "
-		"10;\n"
-		"above the scrape interval, Prometheus keeps its "
-		"connection).\n",
+		"timeout: a request and its answer get SECONDS (default 10) "
+		"from\n"
+		"the accept or the previous answer; above the scrape "
+		"interval,\n"
+		"Prometheus keeps its connection. When all 32 connections "
+		"are\n"
+		"held, a new one takes the place of the oldest request.\n",
 };

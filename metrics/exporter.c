@@ -2,26 +2,35 @@
 /*
  * GET /metrics over libmicrohttpd.  We open the listening socket ourselves
  * (so a bind error is an errno the caller can name) and hand it to the
- * library, which runs one internal polling thread: scrapes are served one
- * at a time, so the snapshot and the source need no locking.
+ * library, whose event loop runs in one thread of ours: scrapes are
+ * served one at a time, so the snapshot and the source need no locking,
+ * and between two turns of the loop we close what conns.c says has had
+ * its time.  The library's own timeout counts idle time only, which a
+ * client sending a header line now and then resets.
  *
- * Memory is bounded by the limits: at most max_conns connections, each
- * with the library's fixed per-connection pool, plus the bodies being
- * sent (one per connection at most).
+ * Memory is bounded by the limits: at most 2 * max_conns connections
+ * (max_conns holding a slot, the rest on their way out), each with the
+ * library's fixed per-connection pool, plus the bodies being sent (one
+ * per connection at most).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
 
+#include "metrics/conns.h"
 #include "metrics/exporter.h"
 #include "metrics/prom.h"
 
@@ -37,6 +46,11 @@ struct exporter {
 	struct metrics_source src;
 	struct metrics_snapshot snap;
 	struct MHD_Response *not_found, *not_allowed;
+	struct conns conns;
+	pthread_t loop;
+	bool looping;
+	int epoll_fd; /* the library's events */
+	int wake_fd;  /* written once: the loop ends */
 	unsigned long scrapes;
 };
 
@@ -196,10 +210,110 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn,
 	return ret;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The library sees the end of the stream and closes it as a client's. */
+static void drop(struct exporter *e, struct conn *c)
+{
+	conns_close(&e->conns, c);
+	shutdown(c->fd, SHUT_RDWR);
+}
+
+static enum MHD_Result admit(void *cls, const struct sockaddr *addr,
+			     socklen_t len)
+{
+	struct exporter *e = cls;
+	struct conn *victim = conns_victim(&e->conns);
+
+	(void)addr;
+	(void)len;
+	if (victim)
+		drop(e, victim);
+	return MHD_YES;
+}
+
+static void connection_event(void *cls, struct MHD_Connection *mc, void **ctx,
+			     enum MHD_ConnectionNotificationCode ev)
+{
+	const union MHD_ConnectionInfo *fd;
+	struct exporter *e = cls;
+
+	if (ev == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (*ctx)
+			conns_del(&e->conns, *ctx);
+		*ctx = NULL;
+		return;
+	}
+	fd = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+	*ctx = fd ? conns_add(&e->conns, fd->connect_fd, now_ms()) : NULL;
+	if (!*ctx && fd) /* no room: the library's limit keeps it */
+		shutdown(fd->connect_fd, SHUT_RDWR);
+}
+
+/* An answer is out; on a kept-alive connection the next exchange starts. */
+static void answered(void *cls, struct MHD_Connection *mc, void **req_cls,
+		     enum MHD_RequestTerminationCode how)
+{
+	const union MHD_ConnectionInfo *i =
+		MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	(void)cls;
+	(void)req_cls;
+	(void)how;
+	if (i && i->socket_context)
+		conns_restart(i->socket_context, now_ms());
+}
+
+/* The library's timeout, or the next exchange's, whichever comes first. */
+static int loop_wait_ms(struct exporter *e)
+{
+	MHD_UNSIGNED_LONG_LONG lib;
+	int64_t ours = conns_next_deadline(&e->conns, now_ms());
+
+	if (MHD_get_timeout(e->daemon, &lib) == MHD_YES &&
+	    (ours < 0 || lib < (MHD_UNSIGNED_LONG_LONG)ours))
+		ours = lib;
+	return ours > INT32_MAX ? INT32_MAX : (int)ours;
+}
+
+static void *loop(void *arg)
+{
+	struct exporter *e = arg;
+	struct pollfd p[2] = {{.fd = e->epoll_fd, .events = POLLIN},
+			      {.fd = e->wake_fd, .events = POLLIN}};
+	struct conn *c;
+
+	for (;;) {
+		if (poll(p, 2, loop_wait_ms(e)) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents)
+			break;
+		if (MHD_run(e->daemon) != MHD_YES)
+			break;
+		while ((c = conns_expired(&e->conns, now_ms())))
+			drop(e, c);
+	}
+	return NULL;
+}
+
 static void destroy(struct exporter *e)
 {
+	if (e->looping) {
+		eventfd_write(e->wake_fd, 1);
+		pthread_join(e->loop, NULL);
+	}
+	/* From here on the library runs in this thread only. */
 	if (e->daemon)
 		MHD_stop_daemon(e->daemon);
+	if (e->wake_fd >= 0)
+		close(e->wake_fd);
+	conns_free(&e->conns);
 	if (e->not_found)
 		MHD_destroy_response(e->not_found);
 	if (e->not_allowed)
@@ -211,7 +325,9 @@ static void destroy(struct exporter *e)
 int exporter_start(const struct exporter_opts *o,
 		   const struct metrics_source *src, struct exporter **out)
 {
-	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD;
+	unsigned int timeout = o->timeout_s ?: EXPORTER_TIMEOUT_S;
+	unsigned int flags = MHD_USE_EPOLL;
+	const union MHD_DaemonInfo *ep;
 	struct sockaddr_storage ss;
 	struct exporter *e;
 	const char *why;
@@ -227,7 +343,15 @@ int exporter_start(const struct exporter_opts *o,
 	if (!e)
 		return -ENOMEM;
 	e->src = *src;
-	err = metrics_snapshot_init(&e->snap);
+	e->wake_fd = eventfd(0, EFD_CLOEXEC);
+	if (e->wake_fd < 0) {
+		err = -errno;
+		goto err;
+	}
+	err = conns_init(&e->conns, o->max_conns ?: EXPORTER_MAX_CONNS,
+			 timeout * 1000ULL);
+	if (!err)
+		err = metrics_snapshot_init(&e->snap);
 	if (err)
 		goto err;
 	e->not_found = text_response(
@@ -247,14 +371,17 @@ int exporter_start(const struct exporter_opts *o,
 	}
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	/* The slots are ours (admit); the library's limit leaves room for
+	 * the connections being closed. */
 	e->daemon = MHD_start_daemon(
-		flags, 0, NULL, NULL, answer, e, MHD_OPTION_LISTEN_SOCKET, fd,
-		MHD_OPTION_CONNECTION_LIMIT, o->max_conns ?: EXPORTER_MAX_CONNS,
+		flags, 0, admit, e, answer, e, MHD_OPTION_LISTEN_SOCKET, fd,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)e->conns.cap,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 		o->max_conns_per_ip ?: EXPORTER_MAX_CONNS_PER_IP,
-		MHD_OPTION_CONNECTION_TIMEOUT,
-		o->timeout_s ?: EXPORTER_TIMEOUT_S,
+		MHD_OPTION_CONNECTION_TIMEOUT, timeout,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+		MHD_OPTION_NOTIFY_CONNECTION, connection_event, e,
+		MHD_OPTION_NOTIFY_COMPLETED, answered, e,
 		/* RFC 9112: no Host in 1.1, bad header lines: 400 */
 		MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_END);
 	if (!e->daemon) {
@@ -262,6 +389,16 @@ int exporter_start(const struct exporter_opts *o,
 		err = -EIO;
 		goto err;
 	}
+	ep = MHD_get_daemon_info(e->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+	if (!ep) {
+		err = -EIO;
+		goto err;
+	}
+	e->epoll_fd = ep->epoll_fd;
+	err = -pthread_create(&e->loop, NULL, loop, e);
+	if (err)
+		goto err;
+	e->looping = true;
 	*out = e;
 	return 0;
 err:

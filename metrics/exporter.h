@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The Prometheus HTTP endpoint: GET /metrics over libmicrohttpd, one
- * internal thread, a fresh snapshot per scrape.  Anything else gets a
- * clean 404 or 405; connections are bounded in number (in total and per
- * client address), in memory and in idle time.
+ * thread, a fresh snapshot per scrape.  Anything else gets a clean 404 or
+ * 405.  Connections are bounded in number (in total and per client
+ * address), in memory and in time: each exchange, a request and its
+ * answer, gets timeout_s from the accept or the previous answer, and when
+ * every slot is held a new connection takes the slot of the exchange that
+ * began first (metrics/conns.h), so that no client can keep a scrape out.
  */
 #ifndef CLS_METRICS_EXPORTER_H
 #define CLS_METRICS_EXPORTER_H
@@ -18,7 +21,7 @@ struct exporter_opts {
 	const char *listen;	/* "ADDR:PORT", "[ADDR6]:PORT"; NULL: default */
 	unsigned int max_conns; /* 0: EXPORTER_MAX_CONNS */
 	unsigned int max_conns_per_ip; /* 0: EXPORTER_MAX_CONNS_PER_IP */
-	unsigned int timeout_s;	       /* idle connection closed; 0: default */
+	unsigned int timeout_s;	       /* per exchange; 0: default */
 };
 #define EXPORTER_MAX_CONNS	  32
 #define EXPORTER_MAX_CONNS_PER_IP 8
@@ -33,7 +36,7 @@ int exporter_parse_listen(const char *s, struct sockaddr_storage *ss,
 
 struct exporter;
 /*
- * Listen and serve from a thread of the library's; returns once the
+ * Listen and serve from a thread of its own; returns once the
  * socket listens, so a daemon with a main loop of its own (the sync
  * daemon) serves metrics beside it and calls exporter_stop() on its way
  * out.  That thread inherits the caller's signal mask: block the signals

@@ -12,7 +12,8 @@ METRICS_VIEW_OBJS := $(filter-out $(OUTPUT)/metrics/collect.o \
 
 $(METRICS_OBJS) $(CLI_OBJS): $(METRICS_HDRS)
 
-$(OUTPUT)/tests/test_prom $(OUTPUT)/tests/test_rates: $(OUTPUT)/tests/%: \
+$(OUTPUT)/tests/test_prom $(OUTPUT)/tests/test_rates \
+		$(OUTPUT)/tests/test_conns: $(OUTPUT)/tests/%: \
 		tests/unit/%.c $(METRICS_VIEW_OBJS) $(UTIL_OBJS) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@

@@ -16,7 +16,11 @@ check and exits non-zero on the first that fails:
   - malformed requests get a 4xx (505 for a bad version) or a closed
     connection, never a hang;
   - other methods 405 with Allow, other paths 404;
-  - 200 scrapes on one keep-alive connection.
+  - 200 scrapes on one keep-alive connection;
+  - a local user holding every slot with connections that are never idle
+    (a header line every 0.4 IDLE_TIMEOUT from 16 addresses, reopened
+    when closed): scrapes from another address are answered meanwhile,
+    each within IDLE_TIMEOUT + 1 s.
 """
 import errno
 import ipaddress
@@ -24,6 +28,7 @@ import resource
 import selectors
 import socket
 import sys
+import threading
 import time
 
 HOST, PORT, IDLE = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
@@ -280,10 +285,76 @@ def keep_alive():
     ok("200 scrapes on one keep-alive connection")
 
 
+def starve_slots(stop, stats):
+    """64 connections from 16 addresses (the per-address limit is 8),
+    each sent one more header line every 0.4 IDLE: never idle."""
+    addrs = [f"127.0.5.{1 + i}" for i in range(16)]
+    socks = [None] * 64
+    while not stop.is_set():
+        for i, s in enumerate(socks):
+            if s is not None and not alive(s):
+                s.close()
+                s = socks[i] = None
+                stats["closed"] += 1
+            if s is None:
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                s.setblocking(False)
+                s.bind((addrs[i % len(addrs)], 0))
+                s.connect_ex((HOST, PORT))
+                socks[i] = s
+                stats["opened"] += 1
+                line = b"GET /metrics HTTP/1.1\r\nHost: x\r\n"
+            else:
+                line = b"X-Slow: %d\r\n" % stats["lines"]
+            try:
+                s.send(line)
+                stats["lines"] += 1
+            except OSError:
+                pass  # not connected yet, or closed: seen next round
+        stop.wait(0.4 * IDLE)
+    for s in socks:
+        if s is not None:
+            s.close()
+
+
+def starve():
+    stats = {"opened": 0, "closed": 0, "lines": 0}
+    stop = threading.Event()
+    attacker = threading.Thread(target=starve_slots, args=(stop, stats))
+    attacker.start()
+    scrapes = failed = 0
+    slowest = 0.0
+    try:
+        time.sleep(0.5)  # every slot taken
+        end = time.monotonic() + 3 * IDLE + 1
+        while time.monotonic() < end:
+            t0 = time.monotonic()
+            try:
+                status, (_, body) = request(
+                    "127.0.0.1", b"GET /metrics HTTP/1.1\r\nHost: x\r\n"
+                    b"Connection: close\r\n\r\n", timeout=IDLE + 1)
+                good = status == 200 and b"\nclassifier_up 1\n" in body
+            except OSError:
+                good = False
+            slowest = max(slowest, time.monotonic() - t0)
+            scrapes += 1
+            failed += not good
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        attacker.join()
+    if failed:
+        fail(f"starving client: {failed} of {scrapes} scrapes not answered "
+             f"within {IDLE + 1} s")
+    ok(f"starving client ({stats['opened']} connections opened, "
+       f"{stats['closed']} closed by the server, {stats['lines']} lines): "
+       f"{scrapes} scrapes answered, the slowest in {slowest:.3f} s")
+
+
 def main():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
-    for check in (slowloris, burst, malformed, methods_and_paths,
+    for check in (starve, slowloris, burst, malformed, methods_and_paths,
                   keep_alive):
         check()
         if time.monotonic() > DEADLINE:
