@@ -32,6 +32,9 @@ int cli_errno(struct cli *c, int err, const char *what)
 		hint = " (classifier needs root: CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN, CAP_NET_ADMIN)";
 	else if (err == -E2BIG || err == -ENOSPC)
 		hint = " (table full)";
+	else if (err == -EALREADY)
+		hint = " (an earlier change failed half-way and could not be "
+		       "finished: the next classifier command finishes it)";
 	cli_err(c, "%s: %s%s", what, strerror(-err), hint);
 	return err;
 }

@@ -284,6 +284,15 @@ static int write_class(struct cls_maps *m, struct cls_state *s)
 	return cls_journal_end(m, s);
 }
 
+static int record_class(struct cls_maps *m, struct cls_state *s)
+{
+	int err = cls_journal_begin(m, s, CLS_OP_CLASS);
+
+	if (!err && (err = write_class(m, s)))
+		cls_class_recover(m, s); /* or the next lock-taker does */
+	return err;
+}
+
 int cls_class_store(struct cls_maps *m, struct cls_class_entry *e)
 {
 	const struct cls_class_entry *other;
@@ -291,9 +300,9 @@ int cls_class_store(struct cls_maps *m, struct cls_class_entry *e)
 	struct cls_state s;
 	int err, idx;
 
-	err = cls_change_start(m);
-	if (!err)
-		err = catalog(m, &c);
+	if (!m->locked)
+		return -ENOLCK;
+	err = catalog(m, &c);
 	if (err)
 		return err;
 	if (e->idx == CLS_CLASS_NEW) {
@@ -306,7 +315,7 @@ int cls_class_store(struct cls_maps *m, struct cls_class_entry *e)
 		e->idx = other->idx; /* tells the caller which class */
 		return -EEXIST;
 	}
-	err = cls_state_read(m, &s);
+	err = cls_state_for_change(m, &s);
 	if (err)
 		return err;
 	memset(&s.journal.cls, 0, sizeof(s.journal.cls));
@@ -314,8 +323,7 @@ int cls_class_store(struct cls_maps *m, struct cls_class_entry *e)
 	s.journal.cls.cls = e->cls;
 	s.journal.cls.cls.flags |= CLS_F_VALID;
 	s.journal.cls.meta = e->meta;
-	err = cls_journal_begin(m, &s, CLS_OP_CLASS);
-	return err ? err : write_class(m, &s);
+	return record_class(m, &s);
 }
 
 int cls_class_del(struct cls_maps *m, __u32 idx, __u32 *routes)
@@ -324,11 +332,10 @@ int cls_class_del(struct cls_maps *m, __u32 idx, __u32 *routes)
 	int used, err;
 
 	*routes = 0;
+	if (!m->locked)
+		return -ENOLCK;
 	if (idx == CLS_DEFAULT_CLASS)
 		return -EPERM;
-	err = cls_change_start(m);
-	if (err)
-		return err;
 	used = cls_route_count_class(m, idx);
 	if (used < 0)
 		return used;
@@ -336,14 +343,13 @@ int cls_class_del(struct cls_maps *m, __u32 idx, __u32 *routes)
 		*routes = used;
 		return -EBUSY;
 	}
-	err = cls_state_read(m, &s);
+	err = cls_state_for_change(m, &s);
 	if (err)
 		return err;
 	memset(&s.journal.cls, 0, sizeof(s.journal.cls));
 	s.journal.cls.idx = idx;
 	s.journal.cls.del = 1;
-	err = cls_journal_begin(m, &s, CLS_OP_CLASS);
-	return err ? err : write_class(m, &s);
+	return record_class(m, &s);
 }
 
 int cls_class_recover(struct cls_maps *m, struct cls_state *s)

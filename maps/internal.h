@@ -9,6 +9,14 @@
 int cls_state_write(struct cls_maps *m, const struct cls_state *s);
 int cls_config_read(struct cls_maps *m, struct cls_config *cfg);
 int cls_config_write(struct cls_maps *m, const struct cls_config *cfg);
+/*
+ * The state a change starts from: -ENOLCK without the lock, -EALREADY
+ * while another change's record is open.  A change that fails after
+ * recording itself settles its record at once (this process may go on:
+ * -batch -force, the sync daemon's next route); one it could not settle
+ * is the next lock-taker's, and no change writes its record over it.
+ */
+int cls_state_for_change(struct cls_maps *m, struct cls_state *s);
 /* Record op as the change in progress (s is written whole). */
 int cls_journal_begin(struct cls_maps *m, struct cls_state *s, enum cls_op op);
 /* The change is complete: clear the record, write s. */
@@ -91,6 +99,8 @@ int cls_trie_dump(int fd, int family, enum cls_source_filter src,
 		  struct cls_route **out, size_t *n, size_t *cap);
 /* Make the live table's range of p equal to what the trie holds now. */
 int cls_route_repaint(struct cls_maps *m, const struct cls_prefix *p);
+/* Finish the one-route change s records: repaint, counts, end. */
+int cls_route_recover(struct cls_maps *m, struct cls_state *s);
 static inline void cls_route_from_value(struct cls_route *r, __u32 v)
 {
 	r->class_idx = v & CLS_ROUTE_CLASS_MASK;
@@ -119,13 +129,6 @@ void cls_catalog_free(struct cls_maps *m);
 
 /* recover.c: finish or roll back what the journal records. */
 int cls_recover(struct cls_maps *m);
-/*
- * Before a change: the lock held (-ENOLCK) and no record open.  A change
- * of this process that failed after recording itself left one (another
- * process's is settled when the lock is taken): it is finished or rolled
- * back first, or its error refuses the new change; never written over.
- */
-int cls_change_start(struct cls_maps *m);
 /*
  * The same on the pins of layout 4 in maps_fd, before they are moved
  * (the caller holds the lock): their IPv6 table leaves its slots first.

@@ -202,12 +202,11 @@ int cls_remove_pins(const char *root);
  * A named point between two steps of a change.  Builds with
  * CLS_FAULT_INJECT die there by SIGKILL when $CLS_FAULT_STEP counts down
  * to it, so tests can try every crash point; elsewhere it is nothing.
- */
-/*
- * A named point where a change may fail as a real error would (a map
- * update refused, memory short): there CLS_FAULT_INJECT builds return
- * -EIO, once, when $CLS_FAULT_FAIL names it, so tests can follow what a
- * failed change leaves; elsewhere it is 0.
+ * cls_fail(): a named point where a change may fail as a real error
+ * would (a map update refused, memory short).  There those builds return
+ * -EIO when $CLS_FAULT_FAIL names it, the first $CLS_FAULT_FAILS times
+ * (1 unless set), so tests can follow what a failed change leaves;
+ * elsewhere it is 0.
  */
 #ifdef CLS_FAULT_INJECT
 void cls_step(const char *what);

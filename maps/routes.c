@@ -204,8 +204,10 @@ static int repaint(struct cls_maps *m, int trie, const struct cls_prefix *p)
 	struct cls_route cover, r;
 	bool has_cover;
 	__u32 v;
-	int err;
+	int err = cls_fail("route: repaint");
 
+	if (err)
+		return err;
 	if (p->family == AF_INET6)
 		return repaint6(m, trie, p);
 	err = cls_live_table(m);
@@ -234,6 +236,39 @@ int cls_route_repaint(struct cls_maps *m, const struct cls_prefix *p)
 	return trie < 0 ? trie : repaint(m, trie, p);
 }
 
+int cls_route_recover(struct cls_maps *m, struct cls_state *s)
+{
+	struct cls_prefix p = {.family = s->journal.route.family,
+			       .len = s->journal.route.len};
+	struct cls_route now;
+	char text[PREFIX_STRLEN];
+	bool found;
+	__u32 v = 0;
+	int err;
+
+	memcpy(p.addr, s->journal.route.addr, sizeof(p.addr));
+	err = cls_route_repaint(m, &p);
+	if (!err)
+		err = cls_route_lookup(m, &p, &now, &found);
+	if (err)
+		return err;
+	if (found && now.prefix.len == p.len)
+		v = cls_route_value(now.class_idx, p.len, now.flags);
+	if (s->journal.route.before)
+		s->routes[cls_family_slot(p.family)]
+			 [!!(s->journal.route.before & CLS_ROUTE_SYNCED)]--;
+	if (v)
+		s->routes[cls_family_slot(p.family)]
+			 [!!(v & CLS_ROUTE_SYNCED)]++;
+	format_prefix(&p, text, sizeof(text));
+	cls_notify(m,
+		   "finished an interrupted change of route %s (pid %u): the "
+		   "%s table agrees with the trie again",
+		   text, s->journal.pid,
+		   p.family == AF_INET6 ? "IPv6" : "IPv4");
+	return cls_journal_end(m, s);
+}
+
 static void count(__u32 routes[2][2], const struct cls_prefix *p, __u32 v,
 		  int delta)
 {
@@ -254,9 +289,8 @@ static int route_change(struct cls_maps *m, const struct cls_prefix *p,
 	__u32 before;
 	int trie, err;
 
-	err = cls_change_start(m);
-	if (err)
-		return err;
+	if (!m->locked)
+		return -ENOLCK;
 	trie = cls_live_fd(m, trie_of(p->family));
 	if (trie < 0)
 		return trie;
@@ -264,7 +298,7 @@ static int route_change(struct cls_maps *m, const struct cls_prefix *p,
 	if (!err)
 		err = allow(before);
 	if (!err)
-		err = cls_state_read(m, &s);
+		err = cls_state_for_change(m, &s);
 	if (err)
 		return err;
 	s.journal.route.family = p->family;
@@ -280,16 +314,18 @@ static int route_change(struct cls_maps *m, const struct cls_prefix *p,
 		err = bpf_map_update_elem(trie, &k, &value, BPF_ANY);
 	else
 		err = bpf_map_delete_elem(trie, &k);
-	if (err)
+	if (err) {
 		err = -errno;
+		cls_journal_end(m, &s); /* nothing changed */
+		return err;
+	}
 	cls_step("route: trie changed");
-	if (!err)
-		err = cls_fail("route: repaint");
-	if (!err)
-		err = repaint(m, trie, p);
+	err = repaint(m, trie, p);
 	cls_step("route: table painted");
-	if (err)
-		return err; /* the record stays: the next command repaints */
+	if (err) {
+		cls_route_recover(m, &s); /* or the next lock-taker does */
+		return err;
+	}
 	count(s.routes, p, before, -1);
 	count(s.routes, p, value, +1);
 	return cls_journal_end(m, &s);

@@ -75,6 +75,16 @@ int cls_config_write(struct cls_maps *m, const struct cls_config *cfg)
 		       : 0;
 }
 
+int cls_state_for_change(struct cls_maps *m, struct cls_state *s)
+{
+	int err;
+
+	if (!m->locked)
+		return -ENOLCK;
+	err = cls_state_read(m, s);
+	return !err && s->journal.op != CLS_OP_NONE ? -EALREADY : err;
+}
+
 int cls_journal_begin(struct cls_maps *m, struct cls_state *s, enum cls_op op)
 {
 	s->journal.op = op;
@@ -134,12 +144,15 @@ void cls_step(const char *what)
 
 int cls_fail(const char *what)
 {
-	static bool failed;
-	const char *env = getenv("CLS_FAULT_FAIL");
+	static long left = -1;
+	const char *env = getenv("CLS_FAULT_FAIL"), *n;
 
-	if (failed || !env || strcmp(env, what))
+	if (!env || strcmp(env, what))
 		return 0;
-	failed = true;
-	return -EIO;
+	if (left < 0) {
+		n = getenv("CLS_FAULT_FAILS");
+		left = n ? strtol(n, NULL, 10) : 1;
+	}
+	return left > 0 && left-- ? -EIO : 0;
 }
 #endif

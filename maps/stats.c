@@ -134,18 +134,20 @@ int cls_stats_reset(struct cls_maps *m)
 	bool on;
 	int err;
 
-	err = cls_change_start(m);
-	if (!err)
-		err = cls_stats_map(m);
+	if (!m->locked)
+		return -ENOLCK;
+	err = cls_stats_map(m);
 	if (!err)
 		err = cls_stats_get_enabled(m, &on);
 	if (!err)
-		err = cls_state_read(m, &s);
+		err = cls_state_for_change(m, &s);
 	if (err)
 		return err;
 	s.journal.stats.was_on = on;
 	err = cls_journal_begin(m, &s, CLS_OP_STATS_RESET);
-	return err ? err : reset_from(m, &s);
+	if (!err && (err = reset_from(m, &s)))
+		cls_stats_recover(m, &s); /* or the next lock-taker does */
+	return err;
 }
 
 int cls_stats_recover(struct cls_maps *m, struct cls_state *s)

@@ -383,9 +383,8 @@ int cls_txn_begin(struct cls_maps *m, enum cls_txn_scope scope,
 	int f, err;
 
 	*out = NULL;
-	err = cls_change_start(m);
-	if (err)
-		return err;
+	if (!m->locked)
+		return -ENOLCK;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -398,7 +397,7 @@ int cls_txn_begin(struct cls_maps *m, enum cls_txn_scope scope,
 	pthread_cond_init(&t->more, NULL);
 	for (f = 0; f < 2; f++)
 		t->fam[f].trie_fd = -1;
-	err = cls_state_read(m, &s);
+	err = cls_state_for_change(m, &s);
 	t->table_mode = s.table_mode;
 	t->table_groups = s.table_groups;
 	if (!err && scope == CLS_TXN_TABLE) {
@@ -621,7 +620,11 @@ static int publish(struct cls_txn *t, struct cls_state *s,
 	}
 	err = flip(m, gen);
 	cls_step("swap: generation flipped");
-	return err ? err : swap_finish(m, s);
+	if (!err)
+		err = swap_finish(m, s);
+	if (err)
+		cls_swap_recover(m, s); /* forward, or the next taker does */
+	return err;
 }
 
 int cls_txn_commit(struct cls_txn *t, struct cls_txn_result *res)
@@ -632,7 +635,7 @@ int cls_txn_commit(struct cls_txn *t, struct cls_txn_result *res)
 	struct cls_state s;
 	int f, err;
 
-	err = cls_state_read(m, &s);
+	err = cls_state_for_change(m, &s);
 	if (!err) {
 		struct cls_state policy = s;
 

@@ -28,20 +28,19 @@ static int rebuild_table(struct cls_maps *m, __u32 mode, __u32 groups)
 	return cls_txn_commit(t, NULL);
 }
 
-/* The policy as a settled state holds it (a recovery may set it). */
 int cls_table_rebuild(struct cls_maps *m)
 {
 	struct cls_state s;
-	int err = cls_change_start(m);
+	int err = cls_state_read(m, &s);
 
-	if (!err)
-		err = cls_state_read(m, &s);
 	return err ? err : rebuild_table(m, s.table_mode, s.table_groups);
 }
 
 int cls_table_set_policy(struct cls_maps *m, enum cls_table_mode mode,
 			 __u32 groups)
 {
+	if (!m->locked)
+		return -ENOLCK;
 	if (groups > CLS_DIR24_MAX_GROUPS)
 		return -ERANGE;
 	return rebuild_table(m, mode, groups);
@@ -88,14 +87,15 @@ int cls_table_maintain(struct cls_maps *m)
 	int err;
 
 	cls_set_error("%s", "");
-	/* The counts it goes by are a settled state's. */
-	err = cls_change_start(m);
-	if (!err && (err = reclaim6(m)))
+	err = reclaim6(m);
+	if (err)
 		cls_set_error("freeing the IPv6 table's unused nodes");
 	if (!err)
 		err = cls_state_read(m, &s);
-	if (!err)
-		err = cls_table_info(m, &info);
+	/* Left unfinished: the next lock-taker settles it, then this runs. */
+	if (err || s.journal.op != CLS_OP_NONE)
+		return err;
+	err = cls_table_info(m, &info);
 	if (err)
 		return err;
 	v4 = stale(&s, s.routes[0][0] + s.routes[0][1], info.on,

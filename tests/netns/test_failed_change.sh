@@ -1,15 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# A change that fails after recording itself leaves its record for the
-# next change to settle, and the next change may be in the same process:
-# a `-batch -force` going on after the error, or the sync daemon going on
-# with the rest of a batch of kernel notifications.  That next change
-# must finish the failed one (its table range repainted, its counts
-# moved) before it records its own, never overwrite the record.  The
-# fault build fails one step as an error would ($CLS_FAULT_FAIL, see
-# cls_fail() in maps/maps.h); tests/crash/check_state.c then says whether
-# the state is whole: journal empty, spare slots empty, counts equal to
-# the tries, the lookup tables equal to the tries.
+# A change that fails after recording itself may be followed by another
+# in the same process: a `-batch -force` going on after the error, or the
+# sync daemon going on with the rest of a batch of kernel notifications.
+# The failed change is settled (its table range repainted, its counts
+# moved) before anything else changes, and if it cannot be, later changes
+# are refused until the next command settles it: a record is never
+# written over.  The fault build fails a step as an error would
+# ($CLS_FAULT_FAIL, see cls_fail() in maps/maps.h);
+# tests/crash/check_state.c then says whether the state is whole: journal
+# empty, spare slots empty, counts equal to the tries, the lookup tables
+# equal to the tries.
 # wait_until evaluates its code later: single quotes on purpose
 # shellcheck disable=SC2016
 . "$(dirname "$0")/lib.sh"
@@ -25,11 +26,13 @@ cls stats on
 printf '10.%d.0.0/16 five\n' 1 2 3 > "$WORK/old"
 cls route load "$WORK/old"
 
-# fault_batch STEP FILE: the fault build's -batch -force, STEP failing.
+# fault_batch STEP FILE [FAILS]: the fault build's -batch -force, STEP
+# failing the first FAILS times (1).
 fault_batch()
 {
 	local rc=0
 	nsenter --net="/run/netns/$NS_S" env CLS_FAULT_FAIL="$1" \
+		CLS_FAULT_FAILS="${3:-1}" \
 		"$CLASSIFIER_FAULT" --bpffs "$BPFFS" -batch "$2" -force \
 		> /dev/null 2> "$WORK/err" || rc=$?
 	[ "$rc" -ne 0 ] || fail "$1: the batch did not fail"
@@ -55,6 +58,22 @@ whole "-batch -force after a failed route add"
 expect_eq "hand IPv4 routes" "$(cls -j status | jq .routes.v4.hand)" 5
 cls lookup 10.9.0.1 | grep -q "class 1:5 name five (ipv4 table agrees)" ||
 	fail "route: $(cls lookup 10.9.0.1)"
+
+# The failed change cannot be settled either (its repaint fails again):
+# the next change is refused, and the next command settles it.
+cat > "$WORK/batch" <<EOF
+route add 10.11.0.0/16 class five
+route add 10.12.0.0/16 class web
+EOF
+fault_batch "route: repaint" "$WORK/batch" 2
+grep -q "batch:2: route add: 10.12.0.0/16: .*could not be finished" "$WORK/err" ||
+	fail "route: the next change was not refused: $(tr '\n' '|' < "$WORK/err")"
+cls status > /dev/null 2> "$WORK/err"
+grep -q "^classifier: finished an interrupted change of route 10.11.0.0/16 " \
+	"$WORK/err" || fail "route: the next command did not settle it: $(cat "$WORK/err")"
+whole "a failed route add that could not be settled at once"
+expect_eq "hand IPv4 routes" "$(cls -j status | jq .routes.v4.hand)" 6
+cls route del 10.11.0.0/16
 
 # A whole set: the generation flipped, the old slots not emptied.
 printf '10.%d.0.0/16 web\n' 20 21 22 23 > "$WORK/new"
@@ -93,15 +112,16 @@ grep -q "Input/output error" "$SYNC_LOG" || { sync_diag; fail "sync: no injected
 whole "sync after a failed route in a batch"
 expect_eq "synced IPv4 routes" "$(cls -j status | jq .routes.v4.synced)" 5
 
-# The tables' upkeep at the end of a change fails: the error names the
-# table it was rebuilding, and the next command finishes the rebuild.
+# The tables' upkeep at the end of a change fails, and so does its own
+# attempt to finish: the error names the table it was rebuilding, and the
+# next command finishes the rebuild.
 cls table auto
 awk 'BEGIN { for (i = 0; i < 1023; i++) printf "2001:db8:%x::/48 web\n", i }' \
 	> "$WORK/v6"
 cls route load "$WORK/v6"
 rc=0
 nsenter --net="/run/netns/$NS_S" env CLS_FAULT_FAIL="swap: empty the old slots" \
-	"$CLASSIFIER_FAULT" --bpffs "$BPFFS" route add 2001:db8:ffff::/48 \
+	CLS_FAULT_FAILS=2 "$CLASSIFIER_FAULT" --bpffs "$BPFFS" route add 2001:db8:ffff::/48 \
 	class web 2> "$WORK/err" || rc=$?
 [ "$rc" -ne 0 ] || fail "upkeep: the change did not fail"
 grep -qx "classifier: rebuilding the IPv6 table: Input/output error" \
