@@ -63,7 +63,7 @@ USER_HDRS := $(wildcard lib/*.h maps/*.h loader/*.h cli/*.h)
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
-PROG_SRCS := $(wildcard tests/prog/*.c)
+PROG_SRCS := $(filter-out %.bpf.c,$(wildcard tests/prog/*.c))
 PROG_BIN := $(OUTPUT)/tests/prog_test_run
 
 all: $(OUTPUT)/classifier $(UNIT_BINS) $(PROG_BIN) $(OUTPUT)/tests/tcnl_test \
@@ -153,13 +153,20 @@ $(OUTPUT)/tests/check_state: tests/crash/check_state.c $(LIB_OBJS) $(SKELS) \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
 
-# The data-path tests need the skeleton, libbpf, the registry the maps are
-# made from and the IPv6 table painter.
-$(PROG_BIN): $(PROG_SRCS) $(SKELS) $(wildcard tests/prog/*.h) $(USER_HDRS) \
-		maps/mbt6.c maps/registry.c | $(OUTPUT)/tests
+# The rates' own test program (tests/prog/rate_test.bpf.c).
+$(OUTPUT)/rate_test.bpf.o: tests/prog/rate_test.bpf.c $(BPF_HDRS) \
+		$(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# The data-path tests need the skeletons, libbpf, the registry the maps are
+# made from, the IPv6 table painter and the rates' arithmetic.
+$(PROG_BIN): $(PROG_SRCS) $(SKELS) $(OUTPUT)/rate_test.skel.h \
+		$(wildcard tests/prog/*.h) $(USER_HDRS) maps/mbt6.c \
+		maps/registry.c maps/rate.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PROG_SRCS) maps/mbt6.c maps/registry.c \
-		-lbpf -lelf -lz -o $@
+		maps/rate.c -lbpf -lelf -lz -pthread -o $@
 
 include sync/sync.mk
 

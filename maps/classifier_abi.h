@@ -129,6 +129,30 @@ struct cls_counter {
 };
 
 /*
+ * A class's rate, as the data path uses it (xdp_tc/rate.h): the time a
+ * byte takes at that rate, in ns << shift, so a packet's cost is a multiply
+ * and a shift (user space picks shift so that mult uses 32 bits: 2^-31
+ * relative error at any rate); the burst in bytes (the bucket of a policer,
+ * how far a paced class's clock may lag behind now); for pacing, the
+ * horizon (a departure further away is dropped) and the delay from which
+ * ECN-capable packets are marked CE (0: never).
+ */
+struct cls_rate {
+	__u32 mult;
+	__u32 burst;
+	__u32 horizon_ns;
+	__u32 ce_ns;
+	__u8 shift;
+	__u8 pad[3];
+};
+
+/*
+ * What a rate's clock costs a packet is computed on at most this many
+ * bytes (no skb is longer; a length past it cannot overflow the cost).
+ */
+#define CLS_RATE_MAX_LEN (1U << 20)
+
+/*
  * The IPv4 DIR-24-8 table, a cache derived from the IPv4 trie that user
  * space writes through mmap: the inner map of table_v4's slot, an ARRAY
  * with BPF_F_MMAPABLE | BPF_F_INNER_MAP (so tables of any size fit the

@@ -24,6 +24,7 @@
 #include "classifier.skel.h"
 #include "maps/maps.h"
 #include "tests/prog/harness.h"
+#include "tests/prog/rate_test.h"
 
 #define NEXTHDR_HOP	 0
 #define NEXTHDR_ROUTING	 43
@@ -1241,6 +1242,12 @@ int main(int argc, char **argv)
 			run_one(&f, &tests[i], HOOK_XDP) ? failed++ : passed++;
 	}
 	fix_close(&f);
+	err = rate_tests_run(&passed, &failed);
+	if (err) {
+		fprintf(stderr, "prog_test_run: load the rate tests: %s\n",
+			strerror(-err));
+		failed++;
+	}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
