@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * The data path: tc egress classifies by destination, XDP ingress by
- * source.  Both are thin: parse, look up, apply, count.  Packets we cannot
- * classify are passed untouched and counted under a reason.
+ * source, each in a program for Ethernet devices and one for L3 devices.
+ * All are thin: parse, look up, apply, count.  Packets we cannot classify
+ * are passed untouched and counted under a reason.
  */
 /*
  * Some kernels' BTF has a typedef named "config" (zstd), which would clash
@@ -53,8 +54,12 @@ static __always_inline __u32 cls_classify(const struct cls_pkt *pkt,
 	return idx;
 }
 
-SEC("tc")
-int cls_egress(struct __sk_buff *skb)
+/*
+ * Each hook has two programs, one body: the loader attaches the one for
+ * the device's link layer (loader/link_type.c), so Ethernet devices run
+ * no code for L3 ones.  l3 is a constant in each.
+ */
+static __always_inline int cls_egress_run(struct __sk_buff *skb, bool l3)
 {
 	struct cls_pkt pkt = {};
 	struct cls_class *cls;
@@ -66,7 +71,8 @@ int cls_egress(struct __sk_buff *skb)
 	asm volatile("" ::: "memory");
 	data = (void *)(long)skb->data;
 	data_end = (void *)(long)skb->data_end;
-	if (cls_parse(data, data_end, &pkt, true)) {
+	if (l3 ? cls_parse_l3(data, data_end, &pkt, skb->protocol, true) :
+		 cls_parse(data, data_end, &pkt, true)) {
 		cls_count_reason(pkt.reason, skb->len);
 		return TC_ACT_UNSPEC;
 	}
@@ -75,8 +81,7 @@ int cls_egress(struct __sk_buff *skb)
 	return cls_apply_skb(skb, cls, &pkt);
 }
 
-SEC("xdp")
-int cls_ingress(struct xdp_md *ctx)
+static __always_inline int cls_ingress_run(struct xdp_md *ctx, bool l3)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
@@ -85,11 +90,38 @@ int cls_ingress(struct xdp_md *ctx)
 	struct cls_class *cls;
 	__u32 idx;
 
-	if (cls_parse(data, data_end, &pkt, false)) {
+	if (l3 ? cls_parse_l3(data, data_end, &pkt, 0, false) :
+		 cls_parse(data, data_end, &pkt, false)) {
 		cls_count_reason(pkt.reason, len);
 		return XDP_PASS;
 	}
 	idx = cls_classify(&pkt, len, CLS_STATS_INGRESS_BASE);
 	cls = bpf_map_lookup_elem(&classes, &idx);
 	return cls_apply_xdp(cls);
+}
+
+/* Ethernet devices (veth, physical NICs, VLAN, bonds, bridges, tap). */
+SEC("tc")
+int cls_egress(struct __sk_buff *skb)
+{
+	return cls_egress_run(skb, false);
+}
+
+SEC("xdp")
+int cls_ingress(struct xdp_md *ctx)
+{
+	return cls_ingress_run(ctx, false);
+}
+
+/* Devices whose packets start with the IP header (tun, WireGuard, ...). */
+SEC("tc")
+int cls_egress_l3(struct __sk_buff *skb)
+{
+	return cls_egress_run(skb, true);
+}
+
+SEC("xdp")
+int cls_ingress_l3(struct xdp_md *ctx)
+{
+	return cls_ingress_run(ctx, true);
 }

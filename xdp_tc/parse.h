@@ -3,10 +3,10 @@
  * Header parsing shared by the tc and XDP programs.  A packet's class is
  * decided by one address of its fixed IP header, so parsing reads up to
  * that header and no further: the link header (Ethernet with up to
- * CLS_MAX_VLAN_TAGS VLAN tags), then the fixed IPv4 or IPv6 header.  IPv4
- * options, IPv6 extension headers and what follows them are never read,
- * so no shape of theirs keeps a packet from its class's verdict.  Every
- * read is direct packet access.
+ * CLS_MAX_VLAN_TAGS VLAN tags, or none on an L3 device), then the fixed
+ * IPv4 or IPv6 header.  IPv4 options, IPv6 extension headers and what
+ * follows them are never read, so no shape of theirs keeps a packet from
+ * its class's verdict.  Every read is direct packet access.
  */
 #ifndef CLS_PARSE_H
 #define CLS_PARSE_H
@@ -117,6 +117,32 @@ static __always_inline int cls_parse(void *data, void *data_end,
 
 	if (cls_parse_eth(data, data_end, pkt, &proto))
 		return -1;
+	return cls_parse_ip(data, data_end, pkt, proto, want_dst);
+}
+
+/*
+ * A packet of an L3 device (tun, WireGuard, ipip, sit, gre, ppp), which
+ * starts with its IP header.  proto is what the kernel says it is
+ * (skb->protocol).  XDP has no such metadata: there proto is 0 and the
+ * version decides (as tun does for a packet written without packet
+ * info), and a packet of neither version is not IP (MPLS over GRE, say).
+ * A tc packet the kernel says nothing of (0) is read the same way.
+ */
+static __always_inline int cls_parse_l3(void *data, void *data_end,
+					struct cls_pkt *pkt, __be16 proto,
+					bool want_dst)
+{
+	__u8 *first = data;
+
+	pkt->l3_off = 0;
+	if (!proto) {
+		if ((void *)(first + 1) > data_end)
+			return cls_fail(pkt, CLS_R_TRUNCATED);
+		if (*first >> 4 == 4)
+			proto = CLS_ETH_P_IP;
+		else if (*first >> 4 == 6)
+			proto = CLS_ETH_P_IPV6;
+	}
 	return cls_parse_ip(data, data_end, pkt, proto, want_dst);
 }
 

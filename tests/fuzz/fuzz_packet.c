@@ -80,6 +80,7 @@ static const struct {
 	{"198.51.100.0/24", C_OUT_OF_RANGE},
 	{"203.0.113.7/32", 7},
 	{TEST_DECOY_V4 "/32", TEST_DECOY_CLASS},
+	{TEST_DECOY_L3_V4 "/32", TEST_DECOY_CLASS},
 	{"2001:db8::/32", 1},
 	{"2001:db8:1::/48", C_DROP},
 	{"2001:db8:1:2::/64", C_DSCP},
@@ -88,6 +89,7 @@ static const struct {
 	{"fc00::/7", C_INVALID},
 	{"64:ff9b::/96", C_OUT_OF_RANGE},
 	{TEST_DECOY_V6 "/128", TEST_DECOY_CLASS},
+	{TEST_DECOY_L3_V6 "/128", TEST_DECOY_CLASS},
 };
 #define N_ROUTES (sizeof(route_text) / sizeof(route_text[0]))
 
@@ -244,17 +246,29 @@ static void model_ip(const __u8 *d, size_t len, size_t off, __u16 proto,
 }
 
 /*
- * What the program classifying by dst (egress) or src (ingress) does with
- * the frame d[0, len).
+ * What a program does with the packet d[0, len): an Ethernet one reads
+ * the frame's own type; of the L3 ones, tc takes skb->protocol, which a
+ * test run reads from bytes 12-13 (eth_type_trans(): below 0x600 they are
+ * an 802.3 length, not IP), and XDP the version.  By the destination for
+ * tc, by the source for XDP.
  */
-static void model(const __u8 *d, size_t len, bool dst, struct expect *e)
+static void model(const __u8 *d, size_t len, enum hook hook, struct expect *e)
 {
+	bool dst = hook & (HOOK_TC | HOOK_TC_L3);
 	size_t off = ETH_HLEN;
 	__u16 proto = be16(d + 12);
 	int i;
 
 	memset(e, 0, sizeof(*e));
 	e->reason = NO_REASON;
+	if (hook & (HOOK_TC_L3 | HOOK_XDP_L3)) {
+		if (hook == HOOK_XDP_L3)
+			proto = d[0] >> 4 == 4	 ? 0x0800
+				: d[0] >> 4 == 6 ? 0x86dd
+						 : 0;
+		model_ip(d, len, 0, proto, dst, e);
+		return;
+	}
 	for (i = 0; i < CLS_MAX_VLAN_TAGS; i++) {
 		if (proto != 0x8100 && proto != 0x88a8)
 			break;
@@ -340,7 +354,7 @@ static int check_output(struct t *t, const struct pkt *in, const struct run *r,
 	    (classes[e->idx].flags & CLS_F_VALID))
 		cls = &classes[e->idx];
 	drop = cls && (cls->flags & CLS_F_DROP);
-	if (t->hook == HOOK_XDP) {
+	if (!hook_is_tc(t)) {
 		CHECK(t, r->verdict == (drop ? XDP_DROP : XDP_PASS),
 		      "XDP verdict %d, want %s", r->verdict,
 		      drop ? "XDP_DROP" : "XDP_PASS");
@@ -379,7 +393,7 @@ static bool kernel_runs(const struct t *t, const struct pkt *in)
 {
 	__u16 proto = be16(in->buf + 12);
 
-	if (t->hook == HOOK_XDP)
+	if (!hook_is_tc(t))
 		return true;
 	return !(proto == 0x0800 && in->len < ETH_HLEN + 20) &&
 	       !(proto == 0x86dd && in->len < ETH_HLEN + 40);
@@ -396,7 +410,7 @@ static int run_checked(struct t *t, const struct pkt *in, __u32 repeat)
 
 	if (!kernel_runs(t, in))
 		return 0;
-	model(in->buf, in->len, t->hook == HOOK_TC, &e);
+	model(in->buf, in->len, t->hook, &e);
 	slot = e.reason == NO_REASON ? class_slot(t, e.idx)
 				     : CLS_STATS_REASON_BASE + e.reason;
 	for (;;) {
@@ -435,23 +449,31 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 /*
  * A BPF_PROG_TEST_RUN of an XDP program puts it into the kernel's XDP
  * dispatcher and takes it out again, ~30 ms of RCU waits per run, unless
- * the program is in it already: so attach it (driver mode) to a veth in a
- * network namespace of our own, which goes away with the process.
+ * the program is in it already: so attach both XDP programs (driver mode)
+ * to the two ends of a veth in a network namespace of our own, which goes
+ * away with the process.
  */
 static int hold_xdp_dispatcher(struct fix *f)
 {
-	int ifindex;
+	struct bpf_program *prog[2] = {f->skel->progs.cls_ingress,
+				       f->skel->progs.cls_ingress_l3};
+	static const char *const dev[2] = {"fuzz0", "fuzz1"};
+	int ifindex, i, err;
 
 	if (unshare(CLONE_NEWNET))
 		return -errno;
 	if (system("ip link add fuzz0 type veth peer name fuzz1"))
 		return -ENODEV;
-	ifindex = if_nametoindex("fuzz0");
-	if (!ifindex)
-		return -errno;
-	return bpf_xdp_attach(ifindex,
-			      bpf_program__fd(f->skel->progs.cls_ingress),
-			      XDP_FLAGS_DRV_MODE, NULL);
+	for (i = 0; i < 2; i++) {
+		ifindex = if_nametoindex(dev[i]);
+		if (!ifindex)
+			return -errno;
+		err = bpf_xdp_attach(ifindex, bpf_program__fd(prog[i]),
+				     XDP_FLAGS_DRV_MODE, NULL);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -486,7 +508,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const __u32 gens[] = {GEN_TRIES, GEN_TABLES};
-	static const enum hook hooks[] = {HOOK_TC, HOOK_XDP};
+	static const struct {
+		enum hook hook;
+		const char *name;
+	} hooks[] = {
+		{HOOK_TC, "tc"},
+		{HOOK_XDP, "XDP"},
+		{HOOK_TC_L3, "tc (L3)"},
+		{HOOK_XDP_L3, "XDP (L3)"},
+	};
 	struct t t = {.f = &fix};
 	struct pkt p;
 	int m, h;
@@ -500,10 +530,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (m = 0; m < 2; m++) {
 		if (set_gen(&t, gens[m]))
 			fuzz_fail("%s", t.why);
-		for (h = 0; h < 2; h++) {
-			t.hook = hooks[h];
+		for (h = 0; h < 4; h++) {
+			t.hook = hooks[h].hook;
 			if (run_checked(&t, &p, 1 + size % MAX_REPEAT))
-				fuzz_fail("%s, %s lookup: %s", h ? "XDP" : "tc",
+				fuzz_fail("%s, %s lookup: %s", hooks[h].name,
 					  m ? "table" : "trie", t.why);
 		}
 	}
@@ -586,26 +616,47 @@ static int put_ipv6(struct pkt *p, __u64 *rs)
 	return 0;
 }
 
-/* A whole frame: 0-3 VLAN tags, then IPv4, IPv6 or not IP; maybe cut. */
+/*
+ * An L3 packet that a tc test run takes for IP: bytes 12-13 (in the
+ * source address) read as its Ethernet type.
+ */
+static void l3_for_tc(struct pkt *p, bool v4)
+{
+	p->buf[12] = v4 ? 0x08 : 0x86;
+	p->buf[13] = v4 ? 0x00 : 0xdd;
+}
+
+/*
+ * A whole frame: 0-3 VLAN tags, then IPv4, IPv6 or not IP; or one in four
+ * an L3 packet (no link header); maybe cut.
+ */
 static size_t new_frame(uint8_t *data, size_t max_size, __u64 *rs)
 {
 	static const __u16 not_ip[] = {0x0806, 0x88cc, 0x8847, 0x0000};
 	__u16 tpids[3];
 	int ntags = rnd(rs) % 4, kind = rnd(rs) % 8, i, err = 0;
+	bool l3 = rnd(rs) % 4 == 0;
 	struct pkt p;
 
 	for (i = 0; i < ntags; i++)
 		tpids[i] = rnd(rs) % 2 ? 0x8100 : 0x88a8;
-	pkt_eth(&p, tpids, ntags,
-		kind < 3   ? 0x0800
-		: kind < 6 ? 0x86dd
-			   : not_ip[rnd(rs) % 4]);
+	if (l3)
+		pkt_l3(&p);
+	else
+		pkt_eth(&p, tpids, ntags,
+			kind < 3   ? 0x0800
+			: kind < 6 ? 0x86dd
+				   : not_ip[rnd(rs) % 4]);
 	if (kind < 3)
 		err = put_ipv4(&p, rnd(rs) % 3 ? 0 : rnd(rs) % 11, rs);
 	else if (kind < 6)
 		err = put_ipv6(&p, rs);
+	else if (l3 && !pkt_put(&p, 20 + rnd(rs) % 60))
+		err = -ENOSPC;
 	if (err)
 		return 0;
+	if (l3 && kind < 6 && rnd(rs) % 2)
+		l3_for_tc(&p, kind < 3);
 	if (rnd(rs) % 4 == 0)
 		p.len = ETH_HLEN + rnd(rs) % (p.len - ETH_HLEN + 1);
 	if (p.len > max_size)
@@ -617,12 +668,15 @@ static size_t new_frame(uint8_t *data, size_t max_size, __u64 *rs)
 /* Points the frame's source or destination into (or next to) a route. */
 static size_t readdress(uint8_t *data, size_t size, __u64 *rs)
 {
+	static const enum hook as[] = {HOOK_TC, HOOK_XDP, HOOK_TC_L3,
+				       HOOK_XDP_L3};
+	enum hook hook = as[rnd(rs) % 4];
+	bool dst = hook & (HOOK_TC | HOOK_TC_L3);
 	struct expect e;
-	bool dst = rnd(rs) % 2;
 
 	if (size < ETH_HLEN || size > PKT_MAX)
 		return size;
-	model(data, size, dst, &e);
+	model(data, size, hook, &e);
 	if (e.family == AF_INET && e.l3_off + 20 <= size)
 		pick_addr(AF_INET, data + e.l3_off + (dst ? 16 : 12), rs);
 	else if (e.family == AF_INET6 && e.l3_off + 40 <= size)

@@ -227,6 +227,10 @@ int fix_reset(struct fix *f)
 		err = route_add(&t, TEST_DECOY_V4 "/32", TEST_DECOY_CLASS);
 	if (!err)
 		err = route_add(&t, TEST_DECOY_V6 "/128", TEST_DECOY_CLASS);
+	if (!err)
+		err = route_add(&t, TEST_DECOY_L3_V4 "/32", TEST_DECOY_CLASS);
+	if (!err)
+		err = route_add(&t, TEST_DECOY_L3_V6 "/128", TEST_DECOY_CLASS);
 	memset(f->stats, 0, f->stats_len);
 	return err;
 }
@@ -364,34 +368,62 @@ int drop_route_table(struct t *t, int family)
 	return 0;
 }
 
+/* The link header, and the decoy on the other side of the packet. */
+static const char *mk_start(struct t *t, struct pkt *p, __u16 proto)
+{
+	bool v4 = proto == PKT_ETH_P_IP;
+
+	if (!hook_is_l3(t))
+		pkt_eth(p, NULL, 0, proto);
+	else
+		pkt_l3(p);
+	if (t->hook == HOOK_TC_L3)
+		return v4 ? TEST_DECOY_L3_V4 : TEST_DECOY_L3_V6;
+	return v4 ? TEST_DECOY_V4 : TEST_DECOY_V6;
+}
+
 int mk_v4(struct t *t, struct pkt *p, const char *addr, __u8 tos)
 {
+	const char *decoy = mk_start(t, p, PKT_ETH_P_IP);
 	int err;
 
-	pkt_eth(p, NULL, 0, PKT_ETH_P_IP);
-	if (t->hook == HOOK_TC)
-		err = pkt_ipv4(p, TEST_DECOY_V4, addr, tos);
+	if (hook_is_tc(t))
+		err = pkt_ipv4(p, decoy, addr, tos);
 	else
-		err = pkt_ipv4(p, addr, TEST_DECOY_V4, tos);
+		err = pkt_ipv4(p, addr, decoy, tos);
 	return err ? fail(t, "build v4 %s: %s", addr, strerror(-err)) : 0;
 }
 
 int mk_v6(struct t *t, struct pkt *p, const char *addr, __u8 tclass,
 	  const __u8 *exts, int n_ext)
 {
+	const char *decoy = mk_start(t, p, PKT_ETH_P_IPV6);
 	int err;
 
-	pkt_eth(p, NULL, 0, PKT_ETH_P_IPV6);
-	if (t->hook == HOOK_TC)
-		err = pkt_ipv6(p, TEST_DECOY_V6, addr, tclass, exts, n_ext);
+	if (hook_is_tc(t))
+		err = pkt_ipv6(p, decoy, addr, tclass, exts, n_ext);
 	else
-		err = pkt_ipv6(p, addr, TEST_DECOY_V6, tclass, exts, n_ext);
+		err = pkt_ipv6(p, addr, decoy, tclass, exts, n_ext);
 	return err ? fail(t, "build v6 %s: %s", addr, strerror(-err)) : 0;
 }
 
 int pass_verdict(const struct t *t)
 {
-	return t->hook == HOOK_TC ? -1 : XDP_PASS;
+	return hook_is_tc(t) ? -1 : XDP_PASS;
+}
+
+static struct bpf_program *hook_prog(const struct t *t)
+{
+	switch (t->hook) {
+	case HOOK_TC:
+		return t->f->skel->progs.cls_egress;
+	case HOOK_TC_L3:
+		return t->f->skel->progs.cls_egress_l3;
+	case HOOK_XDP_L3:
+		return t->f->skel->progs.cls_ingress_l3;
+	default:
+		return t->f->skel->progs.cls_ingress;
+	}
 }
 
 int run_pkt(struct t *t, const struct pkt *p, struct run *r)
@@ -405,12 +437,11 @@ int run_pkt_n(struct t *t, const struct pkt *p, __u32 repeat, struct run *r)
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = p->buf,
 		    .data_size_in = p->len, .data_out = r->out.buf,
 		    .data_size_out = sizeof(r->out.buf), .repeat = repeat);
-	struct bpf_program *prog = t->f->skel->progs.cls_ingress;
+	struct bpf_program *prog = hook_prog(t);
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	if (t->hook == HOOK_TC) {
-		prog = t->f->skel->progs.cls_egress;
+	if (hook_is_tc(t)) {
 		opts.ctx_in = &skb_in;
 		opts.ctx_size_in = sizeof(skb_in);
 		opts.ctx_out = &r->skb;
@@ -434,8 +465,8 @@ struct cls_counter counter(const struct t *t, int cpu, __u32 slot)
 
 __u32 class_slot(const struct t *t, __u32 idx)
 {
-	return (t->hook == HOOK_XDP ? CLS_STATS_INGRESS_BASE :
-				      CLS_STATS_EGRESS_BASE) +
+	return (hook_is_tc(t) ? CLS_STATS_EGRESS_BASE :
+				CLS_STATS_INGRESS_BASE) +
 	       idx;
 }
 
@@ -458,8 +489,8 @@ __u64 class_packets(const struct t *t, int cpu)
 /* The same for the other hook. */
 __u64 other_hook_packets(const struct t *t, int cpu)
 {
-	__u32 base = t->hook == HOOK_XDP ? CLS_STATS_EGRESS_BASE :
-					   CLS_STATS_INGRESS_BASE;
+	__u32 base = hook_is_tc(t) ? CLS_STATS_INGRESS_BASE :
+				     CLS_STATS_EGRESS_BASE;
 	__u64 sum = 0;
 	__u32 i;
 
@@ -501,7 +532,7 @@ int expect_class(struct t *t, const struct pkt *p, __u32 idx)
 	      (unsigned long long)(after.bytes - before.bytes), p->len);
 	CHECK(t, class_packets(t, cpu) == classes + 1,
 	      "another class was counted too");
-	if (t->hook == HOOK_TC)
+	if (hook_is_tc(t))
 		CHECK(t, r.skb.priority == test_classid(idx),
 		      "priority %#x, want %#x", r.skb.priority,
 		      test_classid(idx));
@@ -534,7 +565,7 @@ int expect_reason(struct t *t, const struct pkt *p, enum cls_reason reason)
 	      "an unclassified packet was counted in a class");
 	CHECK(t, r.out.len == p->len && !memcmp(r.out.buf, p->buf, p->len),
 	      "the packet was changed");
-	if (t->hook == HOOK_TC)
+	if (hook_is_tc(t))
 		CHECK(t, !r.skb.priority && !r.skb.mark,
 		      "priority %#x mark %#x, want untouched", r.skb.priority,
 		      r.skb.mark);

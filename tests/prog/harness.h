@@ -6,6 +6,7 @@
 #ifndef CLS_TEST_HARNESS_H
 #define CLS_TEST_HARNESS_H
 
+#include <stdbool.h>
 #include <linux/bpf.h>
 #include <linux/types.h>
 
@@ -33,10 +34,26 @@
 /* Pool units of the test's IPv6 table. */
 #define TEST_V6TABLE_UNITS 256
 
+/*
+ * The programs under test: each hook's for Ethernet devices, and for L3
+ * devices (packets start with the IP header).
+ */
 enum hook {
-	HOOK_TC = 1,
-	HOOK_XDP = 2,
+	HOOK_TC = 1,	 /* cls_egress */
+	HOOK_XDP = 2,	 /* cls_ingress */
+	HOOK_TC_L3 = 4,	 /* cls_egress_l3 */
+	HOOK_XDP_L3 = 8, /* cls_ingress_l3 */
 };
+
+/*
+ * A tc test run takes skb->protocol from bytes 12-13 as if they were an
+ * Ethernet type (eth_type_trans()), and the context cannot set it.  For
+ * an L3 packet those bytes are inside the source address, so tc's L3
+ * packets come from these, which make them read as IPv4 and IPv6; their
+ * own routes give them TEST_DECOY_CLASS too.
+ */
+#define TEST_DECOY_L3_V4 "8.0.0.99"	     /* 08 00 */
+#define TEST_DECOY_L3_V6 "2001:db8:86dd::99" /* bytes 4-5: 86 dd */
 
 struct fix {
 	struct classifier_bpf *skel;
@@ -63,6 +80,16 @@ struct t {
 	enum hook hook;
 	char why[256];
 };
+
+static inline bool hook_is_tc(const struct t *t)
+{
+	return t->hook & (HOOK_TC | HOOK_TC_L3);
+}
+
+static inline bool hook_is_l3(const struct t *t)
+{
+	return t->hook & (HOOK_TC_L3 | HOOK_XDP_L3);
+}
 
 struct run {
 	int verdict;
@@ -96,7 +123,10 @@ int use_table(struct t *t, int gen);
 int dir24_set(struct t *t, __u32 idx, __u32 val);
 int drop_route_table(struct t *t, int family);
 
-/* Ethernet (no tag) + IP with addr on the side the hook classifies by. */
+/*
+ * IP with addr on the side the hook classifies by, behind an Ethernet
+ * header (no tag) for the Ethernet programs, alone for the L3 ones.
+ */
 int mk_v4(struct t *t, struct pkt *p, const char *addr, __u8 tos);
 int mk_v6(struct t *t, struct pkt *p, const char *addr, __u8 tclass,
 	  const __u8 *exts, int n_ext);

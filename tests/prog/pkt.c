@@ -51,6 +51,11 @@ void pkt_eth(struct pkt *p, const __u16 *tpids, int ntags, __u16 proto)
 	p->l3_off = p->len;
 }
 
+void pkt_l3(struct pkt *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
 __u16 pkt_ipv4_csum(const void *hdr, size_t len)
 {
 	const __u8 *b = hdr;

@@ -29,6 +29,8 @@ struct pkt {
 
 /* Ethernet with ntags VLAN tags (tpids[0] outermost), then proto. */
 void pkt_eth(struct pkt *p, const __u16 *tpids, int ntags, __u16 proto);
+/* No link header: what an L3 device (tun, WireGuard) carries. */
+void pkt_l3(struct pkt *p);
 /* IPv4 (IHL 5) + UDP + zero payload, header checksum filled in. */
 int pkt_ipv4(struct pkt *p, const char *src, const char *dst, __u8 tos);
 /*

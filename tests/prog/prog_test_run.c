@@ -185,7 +185,7 @@ static int empty_table_slot_counts_no_table(struct t *t)
 	CHECK(t, c.packets == 1 && class_packets(t, cpu) == 1,
 	      "default class counted %llu, want 1 and no other",
 	      (unsigned long long)c.packets);
-	if (t->hook == HOOK_TC)
+	if (hook_is_tc(t))
 		CHECK(t, r.skb.priority == test_classid(CLS_DEFAULT_CLASS),
 		      "priority %#x, want the default class's", r.skb.priority);
 	return 0;
@@ -492,8 +492,8 @@ static int v6table_wide(struct t *t)
 static int tagged_v4(struct t *t, const __u16 *tpids, int ntags)
 {
 	struct pkt p;
-	const char *src = t->hook == HOOK_TC ? TEST_DECOY_V4 : "10.1.2.3";
-	const char *dst = t->hook == HOOK_TC ? "10.1.2.3" : TEST_DECOY_V4;
+	const char *src = hook_is_tc(t) ? TEST_DECOY_V4 : "10.1.2.3";
+	const char *dst = hook_is_tc(t) ? "10.1.2.3" : TEST_DECOY_V4;
 
 	pkt_eth(&p, tpids, ntags, PKT_ETH_P_IP);
 	if (route_add(t, "10.0.0.0/8", 1) || pkt_ipv4(&p, src, dst, 0))
@@ -518,8 +518,8 @@ static int qinq_v4_match(struct t *t)
 static int qinq_v6_match(struct t *t)
 {
 	static const __u16 tags[] = {PKT_ETH_P_8021AD, PKT_ETH_P_8021Q};
-	const char *src = t->hook == HOOK_TC ? TEST_DECOY_V6 : "2001:db8::1";
-	const char *dst = t->hook == HOOK_TC ? "2001:db8::1" : TEST_DECOY_V6;
+	const char *src = hook_is_tc(t) ? TEST_DECOY_V6 : "2001:db8::1";
+	const char *dst = hook_is_tc(t) ? "2001:db8::1" : TEST_DECOY_V6;
 	struct pkt p;
 
 	pkt_eth(&p, tags, 2, PKT_ETH_P_IPV6);
@@ -661,7 +661,7 @@ static int expect_action_of(struct t *t, const struct pkt *p, enum action a)
 	int cpu = t->f->cpu;
 	struct cls_counter before, after;
 	__u64 reasons = reason_packets(t, cpu);
-	bool tc = t->hook == HOOK_TC;
+	bool tc = hook_is_tc(t);
 	struct run r;
 
 	if (class_set(t, 3, &cls))
@@ -762,7 +762,10 @@ static int v6_later_fragment_naming_ext_gets_class_action(struct t *t)
 	return expect_every_action(t, &p);
 }
 
-/* The packet ends one byte into its first extension header. */
+/*
+ * The packet ends one byte short of its 16-byte hop-by-hop header (long
+ * enough for a tc test run, which takes 14 bytes as Ethernet).
+ */
 static int v6_ext_chain_cut_gets_class_action(struct t *t)
 {
 	static const __u8 exts[] = {NEXTHDR_HOP};
@@ -770,11 +773,11 @@ static int v6_ext_chain_cut_gets_class_action(struct t *t)
 
 	if (mk_v6(t, &p, "2001:db8::3", 0x2a, exts, 1))
 		return -1;
-	p.len = p.l3_off + 40 + 1;
+	p.len = p.l3_off + 40 + 15;
 	return expect_every_action(t, &p);
 }
 
-/* IHL 15 = 60 bytes of header; only 20 + 8 are there. */
+/* IHL 15 = 60 bytes of header; only 40 are there. */
 static int v4_options_past_end_get_class_action(struct t *t)
 {
 	struct pkt p;
@@ -782,7 +785,7 @@ static int v4_options_past_end_get_class_action(struct t *t)
 	if (mk_v4(t, &p, "10.1.2.3", 0x2b))
 		return -1;
 	p.buf[p.l3_off] = 0x4f;
-	p.len = p.l3_off + 28;
+	p.len = p.l3_off + 40;
 	return expect_every_action(t, &p);
 }
 
@@ -881,6 +884,91 @@ static int v4_with_options_matches(struct t *t)
 	/* IHL 6: one word of options (zero = end of list) from the payload. */
 	p.buf[p.l3_off] = 0x46;
 	return expect_class(t, &p, 1);
+}
+
+/* ---- L3 devices: no link header ---- */
+
+/*
+ * What the kernel says the packet is decides at tc (MPLS over GRE, say,
+ * starts with whatever nibble): an IPv4 packet whose skb->protocol is not
+ * IP is not read as IP.  10.0.0.1 as the source makes it 0x0a00.
+ */
+static int tc_l3_protocol_not_ip(struct t *t)
+{
+	struct pkt p;
+
+	pkt_l3(&p);
+	if (route_add(t, "10.0.0.0/8", 1) ||
+	    pkt_ipv4(&p, "10.0.0.1", "10.1.2.3", 0))
+		return fail(t, "setup");
+	return expect_reason(t, &p, CLS_R_NOT_IP);
+}
+
+/* skb->protocol IPv6 (a source 134.221.x.x), an IPv4 header: no stack takes it.
+ */
+static int tc_l3_protocol_against_version_malformed(struct t *t)
+{
+	struct pkt p;
+
+	pkt_l3(&p);
+	if (route_add(t, "10.0.0.0/8", 1) ||
+	    pkt_ipv4(&p, "134.221.0.1", "10.1.2.3", 0))
+		return fail(t, "setup");
+	return expect_reason(t, &p, CLS_R_MALFORMED);
+}
+
+/* At XDP the version is all there is: neither 4 nor 6 is not IP. */
+static int xdp_l3_version_neither_not_ip(struct t *t)
+{
+	struct pkt p;
+
+	if (route_add(t, "10.0.0.0/8", 1) || mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	p.buf[0] = 0x05; /* an MPLS label stack could start so */
+	return expect_reason(t, &p, CLS_R_NOT_IP);
+}
+
+static int xdp_l3_cut(struct t *t, bool v6, size_t keep)
+{
+	struct pkt p;
+
+	if (v6 ? mk_v6(t, &p, "2001:db8::1", 0, NULL, 0)
+	       : mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	p.len = keep;
+	return expect_reason(t, &p, CLS_R_TRUNCATED);
+}
+
+/* The address is cut: a test run takes no XDP frame under 14 bytes. */
+static int xdp_l3_v4_header_cut_truncated(struct t *t)
+{
+	return xdp_l3_cut(t, false, 15);
+}
+
+static int xdp_l3_v6_header_cut_truncated(struct t *t)
+{
+	return xdp_l3_cut(t, true, 39);
+}
+
+/*
+ * Each program reads its own link layer only: an Ethernet program finds
+ * the packet behind the Ethernet header, an L3 one at the first byte
+ * (read as Ethernet, an L3 packet's class came from payload bytes).
+ */
+static int program_reads_its_own_link_layer(struct t *t)
+{
+	struct cls_class drop = {.flags = CLS_F_VALID | CLS_F_DROP};
+	struct pkt p;
+	struct run r;
+
+	if (class_set(t, 3, &drop) || route_add(t, "10.0.0.0/8", 3) ||
+	    mk_v4(t, &p, "10.1.2.3", 0) || run_pkt(t, &p, &r))
+		return -1;
+	CHECK(t, p.l3_off == (hook_is_l3(t) ? 0 : 14), "IP header at %zu",
+	      p.l3_off);
+	CHECK(t, r.verdict == (hook_is_tc(t) ? 2 : XDP_DROP),
+	      "verdict %d: the drop class did not apply", r.verdict);
+	return 0;
 }
 
 /* ---- actions ---- */
@@ -1011,7 +1099,7 @@ static int invalid_class_slot_passes_untouched(struct t *t)
 	CHECK(t, r.verdict == pass_verdict(t), "verdict %d, want pass",
 	      r.verdict);
 	CHECK(t, !memcmp(r.out.buf, p.buf, p.len), "packet changed");
-	if (t->hook == HOOK_TC)
+	if (hook_is_tc(t))
 		CHECK(t, !r.skb.priority && !r.skb.mark,
 		      "priority %#x mark %#x set", r.skb.priority, r.skb.mark);
 	CHECK(t, class_counter(t, t->f->cpu, 3).packets == 1,
@@ -1103,7 +1191,7 @@ static int stats_off_keeps_class_counters_not_reasons(struct t *t)
 	if (set_stats_on(t, 0) || route_add(t, "10.0.0.0/8", 7) ||
 	    mk_v4(t, &p, "10.1.2.3", 0) || run_pkt(t, &p, &r))
 		return -1;
-	if (t->hook == HOOK_TC)
+	if (hook_is_tc(t))
 		CHECK(t, r.skb.priority == test_classid(7),
 		      "stats off must not stop classification");
 	CHECK(t, class_packets(t, t->f->cpu) == 0,
@@ -1122,25 +1210,29 @@ struct test_case {
 	int hooks;
 };
 
-#define BOTH (HOOK_TC | HOOK_XDP)
+/* The Ethernet programs; both tc, both XDP; all four. */
+#define BOTH	 (HOOK_TC | HOOK_XDP)
+#define TC_BOTH	 (HOOK_TC | HOOK_TC_L3)
+#define XDP_BOTH (HOOK_XDP | HOOK_XDP_L3)
+#define ALL	 (BOTH | HOOK_TC_L3 | HOOK_XDP_L3)
 /* clang-format off */
 #define TEST(fn, hooks) { #fn, fn, hooks }
 /* clang-format on */
 
 static const struct test_case tests[] = {
-	TEST(v4_match, BOTH),
-	TEST(v4_miss_gets_default_class, BOTH),
-	TEST(v6_match, BOTH),
-	TEST(v6_miss_gets_default_class, BOTH),
-	TEST(v4_longest_prefix_wins, BOTH),
-	TEST(v6_longest_prefix_wins, BOTH),
-	TEST(classifies_by_own_side_only, BOTH),
-	TEST(route_to_class_out_of_range_gets_default, BOTH),
-	TEST(route_value_flags_ignored, BOTH),
-	TEST(generation_picks_trie, BOTH),
-	TEST(empty_table_slot_counts_no_table, BOTH),
-	TEST(dir24_leaf_gives_class, BOTH),
-	TEST(dir24_group_entry_gives_class, BOTH),
+	TEST(v4_match, ALL),
+	TEST(v4_miss_gets_default_class, ALL),
+	TEST(v6_match, ALL),
+	TEST(v6_miss_gets_default_class, ALL),
+	TEST(v4_longest_prefix_wins, ALL),
+	TEST(v6_longest_prefix_wins, ALL),
+	TEST(classifies_by_own_side_only, ALL),
+	TEST(route_to_class_out_of_range_gets_default, ALL),
+	TEST(route_value_flags_ignored, ALL),
+	TEST(generation_picks_trie, ALL),
+	TEST(empty_table_slot_counts_no_table, ALL),
+	TEST(dir24_leaf_gives_class, ALL),
+	TEST(dir24_group_entry_gives_class, ALL),
 	TEST(dir24_no_route_gives_default, BOTH),
 	TEST(dir24_ask_trie_uses_trie, BOTH),
 	TEST(dir24_group_outside_map_uses_trie, BOTH),
@@ -1148,7 +1240,7 @@ static const struct test_case tests[] = {
 	TEST(dir24_empty_slot_uses_trie, BOTH),
 	TEST(dir24_other_generation_ignored, BOTH),
 	TEST(dir24_table_leaves_v6_to_trie, BOTH),
-	TEST(v6table_gives_class, BOTH),
+	TEST(v6table_gives_class, ALL),
 	TEST(v6table_miss_gives_default, BOTH),
 	TEST(v6table_ask_trie_uses_trie, BOTH),
 	TEST(v6table_other_format_uses_trie, BOTH),
@@ -1159,65 +1251,89 @@ static const struct test_case tests[] = {
 	TEST(qinq_v4_match, BOTH),
 	TEST(qinq_v6_match, BOTH),
 	TEST(three_vlan_tags_not_ip, BOTH),
-	TEST(ext_hop_by_hop, BOTH),
-	TEST(ext_routing, BOTH),
-	TEST(ext_fragment, BOTH),
-	TEST(ext_dest_options, BOTH),
-	TEST(ext_auth, BOTH),
-	TEST(ext_chain_of_eight_matches, BOTH),
-	TEST(ext_esp_matches, BOTH),
-	TEST(v6_nine_ext_headers_get_class_action, BOTH),
-	TEST(v6_ext_length_past_end_gets_class_action, BOTH),
-	TEST(v6_later_fragment_naming_ext_gets_class_action, BOTH),
-	TEST(v6_ext_chain_cut_gets_class_action, BOTH),
-	TEST(v4_options_past_end_get_class_action, BOTH),
-	TEST(v4_ihl_below_5_gets_class_action, BOTH),
+	TEST(ext_hop_by_hop, ALL),
+	TEST(ext_routing, ALL),
+	TEST(ext_fragment, ALL),
+	TEST(ext_dest_options, ALL),
+	TEST(ext_auth, ALL),
+	TEST(ext_chain_of_eight_matches, ALL),
+	TEST(ext_esp_matches, ALL),
+	TEST(v6_nine_ext_headers_get_class_action, ALL),
+	TEST(v6_ext_length_past_end_gets_class_action, ALL),
+	TEST(v6_later_fragment_naming_ext_gets_class_action, ALL),
+	TEST(v6_ext_chain_cut_gets_class_action, ALL),
+	TEST(v4_options_past_end_get_class_action, ALL),
+	TEST(v4_ihl_below_5_gets_class_action, ALL),
 	TEST(arp_not_ip, BOTH),
 	TEST(vlan_tag_cut_truncated, BOTH),
-	TEST(v4_wrong_version_malformed, BOTH),
-	TEST(v6_wrong_version_malformed, BOTH),
+	TEST(v4_wrong_version_malformed, BOTH | HOOK_TC_L3),
+	TEST(v6_wrong_version_malformed, BOTH | HOOK_TC_L3),
 	TEST(v4_header_cut_truncated, BOTH),
-	TEST(v4_with_options_matches, BOTH),
+	TEST(v4_with_options_matches, ALL),
 	TEST(v6_header_cut_truncated, BOTH),
-	TEST(tc_priority_set, HOOK_TC),
-	TEST(tc_mark_set, HOOK_TC),
-	TEST(tc_dscp_v4_keeps_ecn_and_checksum, HOOK_TC),
-	TEST(tc_dscp_v6_keeps_ecn_and_flow_label, HOOK_TC),
-	TEST(tc_drop_shot, HOOK_TC),
-	TEST(invalid_class_slot_passes_untouched, BOTH),
-	TEST(xdp_drop, HOOK_XDP),
-	TEST(xdp_ignores_skb_actions, HOOK_XDP),
-	TEST(counters_land_in_this_cpu_slice, BOTH),
-	TEST(counters_keep_hooks_apart, BOTH),
+	TEST(tc_l3_protocol_not_ip, HOOK_TC_L3),
+	TEST(tc_l3_protocol_against_version_malformed, HOOK_TC_L3),
+	TEST(xdp_l3_version_neither_not_ip, HOOK_XDP_L3),
+	TEST(xdp_l3_v4_header_cut_truncated, HOOK_XDP_L3),
+	TEST(xdp_l3_v6_header_cut_truncated, HOOK_XDP_L3),
+	TEST(program_reads_its_own_link_layer, ALL),
+	TEST(tc_priority_set, TC_BOTH),
+	TEST(tc_mark_set, TC_BOTH),
+	TEST(tc_dscp_v4_keeps_ecn_and_checksum, TC_BOTH),
+	TEST(tc_dscp_v6_keeps_ecn_and_flow_label, TC_BOTH),
+	TEST(tc_drop_shot, TC_BOTH),
+	TEST(invalid_class_slot_passes_untouched, ALL),
+	TEST(xdp_drop, XDP_BOTH),
+	TEST(xdp_ignores_skb_actions, XDP_BOTH),
+	TEST(counters_land_in_this_cpu_slice, ALL),
+	TEST(counters_keep_hooks_apart, ALL),
 	TEST(stats_off_keeps_class_counters_not_reasons, BOTH),
 };
 
-static int run_one(struct fix *f, const struct test_case *tc, enum hook hook)
+static const struct {
+	enum hook hook;
+	const char *name;
+} hooks[] = {
+	{HOOK_TC, "tc"},
+	{HOOK_XDP, "xdp"},
+	{HOOK_TC_L3, "tc_l3"},
+	{HOOK_XDP_L3, "xdp_l3"},
+};
+
+/* A name that starts with a hook's ("tc_", "xdp_l3_") says it alone. */
+static const char *without_hook(const char *name)
 {
-	const char *prefix = hook == HOOK_TC ? "tc" : "xdp";
-	struct t t = {.f = f, .hook = hook};
+	size_t i, n;
+
+	for (i = sizeof(hooks) / sizeof(hooks[0]); i-- > 0;) {
+		n = strlen(hooks[i].name);
+		if (!strncmp(name, hooks[i].name, n) && name[n] == '_')
+			return name + n + 1;
+	}
+	return name;
+}
+
+static int run_one(struct fix *f, const struct test_case *tc, int h)
+{
+	struct t t = {.f = f, .hook = hooks[h].hook};
 	int err;
 
-	/* Names that already say their hook are not prefixed again. */
-	if (!strncmp(tc->name, "tc_", 3) || !strncmp(tc->name, "xdp_", 4))
-		prefix = NULL;
 	err = fix_reset(f);
 	if (err)
 		fail(&t, "reset: %s", strerror(-err));
 	else
 		err = tc->fn(&t);
 	if (err)
-		printf("FAIL %s%s%s: %s\n", prefix ? prefix : "",
-		       prefix ? "_" : "", tc->name, t.why);
+		printf("FAIL %s_%s: %s\n", hooks[h].name,
+		       without_hook(tc->name), t.why);
 	else
-		printf("ok %s%s%s\n", prefix ? prefix : "", prefix ? "_" : "",
-		       tc->name);
+		printf("ok %s_%s\n", hooks[h].name, without_hook(tc->name));
 	return err ? -1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	int passed = 0, failed = 0, err;
+	int passed = 0, failed = 0, err, h;
 	struct fix f;
 	size_t i;
 
@@ -1235,12 +1351,10 @@ int main(int argc, char **argv)
 		fix_close(&f);
 		return err ? 1 : 0;
 	}
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		if (tests[i].hooks & HOOK_TC)
-			run_one(&f, &tests[i], HOOK_TC) ? failed++ : passed++;
-		if (tests[i].hooks & HOOK_XDP)
-			run_one(&f, &tests[i], HOOK_XDP) ? failed++ : passed++;
-	}
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		for (h = 0; h < (int)(sizeof(hooks) / sizeof(hooks[0])); h++)
+			if (tests[i].hooks & hooks[h].hook)
+				run_one(&f, &tests[i], h) ? failed++ : passed++;
 	fix_close(&f);
 	err = rate_tests_run(&passed, &failed);
 	if (err) {
