@@ -66,21 +66,41 @@ bad:
 	return 0;
 }
 
+/* A device whose packets no program of ours can read changes nothing. */
+static int check_link(struct cli *c, const char *dev, int ifindex)
+{
+	enum cls_link link;
+	char why[160];
+	int err;
+
+	err = cls_link_of(ifindex, &link, why, sizeof(why));
+	if (err == -EPFNOSUPPORT)
+		cli_err(c, "%s: %s: classifier reads packets that start with an Ethernet or an IP header only",
+			dev, why);
+	else if (err)
+		cli_errno(c, err, dev);
+	return err;
+}
+
 static int attach(struct cli *c, int argc, char **argv)
 {
 	struct cls_attach_opts o = {};
 	struct cls_attach_result res;
 	const char *dev, *extack;
-	int err, hook;
+	int err, hook, ifindex;
 
 	err = parse_dev_args(c, argc, argv, &dev, &o, &hook, true);
 	if (err)
 		return err;
 	o.hook = hook < 0 ? CLS_HOOK_EGRESS : hook;
-	if (!if_nametoindex(dev)) {
+	ifindex = if_nametoindex(dev);
+	if (!ifindex) {
 		cli_err(c, "no such device \"%s\"", dev);
 		return -ENODEV;
 	}
+	err = check_link(c, dev, ifindex);
+	if (err)
+		return err;
 	/* Pins of an older layout: attaching this build upgrades them. */
 	err = cli_upgrade_if_needed(c);
 	if (!err)
@@ -89,12 +109,15 @@ static int attach(struct cli *c, int argc, char **argv)
 		return err;
 	err = cls_attach(&c->maps, dev, &o, &res);
 	if (!err) {
-		pr_info("%s %s %s, prog id %u\n", res.replaced ? "replaced on" :
-							      "attached to",
-			dev, o.hook == CLS_HOOK_XDP ? "xdp" :
-			     res.tcx		   ? "egress (tcx)" :
-						     "egress (clsact)",
-			res.prog_id);
+		pr_info("%s %s %s, prog id %u%s\n",
+			res.replaced ? "replaced on" : "attached to", dev,
+			o.hook == CLS_HOOK_XDP ? "xdp" :
+			res.tcx		       ? "egress (tcx)" :
+						 "egress (clsact)",
+			res.prog_id,
+			res.link == CLS_LINK_L3 ?
+				" (packets start with the IP header)" :
+				"");
 		return 0;
 	}
 	extack = cls_loader_last_error();
@@ -188,6 +211,9 @@ const struct cli_object cli_attach_obj = {
 	.help = "egress (default): tc egress, classifies by destination; a tcx\n"
 		"  link where the kernel has tcx (6.6+), else clsact + cls_bpf.\n"
 		"xdp: XDP ingress, classifies by source (pass or drop only).\n"
+		"Ethernet devices and L3 devices (tun, WireGuard, ipip, sit,\n"
+		"gre, ppp: packets start with the IP header) each get their\n"
+		"own program; other link types are refused.\n"
 		"Attaching again replaces the program in place, and pins of an\n"
 		"older layout are upgraded first (see 'classifier upgrade').\n",
 };

@@ -116,6 +116,8 @@ static void status_json(struct cli *c, const struct status *st,
 		if (a->hook == CLS_HOOK_EGRESS)
 			jw_string_field(jw, "mode", a->tcx ? "tcx" : "tc");
 		jw_uint_field(jw, "prog_id", a->prog_id);
+		if (a->prog_name[0])
+			jw_string_field(jw, "program", a->prog_name);
 		jw_string_field(jw, "build", b);
 		jw_bool_field(jw, "defunct", a->defunct);
 		if (!a->tcx && a->hook == CLS_HOOK_EGRESS)
@@ -179,9 +181,9 @@ static void status_text(struct cli *c, const struct status *st)
 		const struct cls_attachment *a = &st->a[i];
 		const char *b = build_of(st, a, &id);
 
-		printf("attached %s %s prog %u build %s%s%s\n", a->ifname,
-		       hook_name(a), a->prog_id, b,
-		       a->owns_qdisc ? " (own clsact)" : "",
+		printf("attached %s %s prog %u%s%s build %s%s%s\n", a->ifname,
+		       hook_name(a), a->prog_id, a->prog_name[0] ? " " : "",
+		       a->prog_name, b, a->owns_qdisc ? " (own clsact)" : "",
 		       !a->defunct ? ""
 		       : a->tcx || a->hook == CLS_HOOK_XDP
 			       ? " DEFUNCT (device gone)"

@@ -2,7 +2,8 @@
 /*
  * Attach and detach.  Egress: a pinned tcx link where the kernel has tcx,
  * otherwise clsact + cls_bpf through netlink.  Ingress: a pinned XDP link.
- * An existing attachment is updated in place (bpf_link_update / a filter
+ * The program is the one for the device's link layer (link_type.c).  An
+ * existing attachment is updated in place (bpf_link_update / a filter
  * replace), so re-attaching a new build leaves no gap.
  */
 #include <dirent.h>
@@ -92,6 +93,21 @@ static __u32 prog_id_of(int prog_fd)
 	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.id;
 }
 
+/* The name of program id (getting it by id needs CAP_SYS_ADMIN). */
+static void prog_name_of(__u32 id, char *name, size_t n)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = id ? bpf_prog_get_fd_by_id(id) : -1;
+
+	name[0] = '\0';
+	if (fd < 0)
+		return;
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+		snprintf(name, n, "%s", info.name);
+	close(fd);
+}
+
 /* Update a pinned link to prog_fd. -ENOLINK if the link is defunct. */
 static int link_replace(const char *path, int prog_fd)
 {
@@ -163,8 +179,8 @@ static int repin(const char *path, int fd)
  * detach (or a second attach) cleans up or completes, never a filter or
  * a qdisc nobody knows about.
  */
-static int attach_tc(const struct pins *p, int prog_fd, int ifindex,
-		     bool *replaced)
+static int attach_tc(const struct pins *p, int prog_fd, const char *name,
+		     int ifindex, bool *replaced)
 {
 	bool created = false, had_qdisc_pin = pinned(p->qdisc);
 	__u32 id;
@@ -186,7 +202,7 @@ static int attach_tc(const struct pins *p, int prog_fd, int ifindex,
 		if (!created && !had_qdisc_pin)
 			unlink(p->qdisc); /* someone else's clsact */
 	}
-	err = tc_filter_attach(ifindex, prog_fd, "cls_egress");
+	err = tc_filter_attach(ifindex, prog_fd, name);
 	if (!err)
 		return 0;
 	if (created)
@@ -200,10 +216,11 @@ unpin:
 	return err;
 }
 
-static int attach_egress(const struct pins *p, int prog_fd, int ifindex,
-			 enum cls_egress_mode mode,
+static int attach_egress(const struct pins *p, struct bpf_program *prog,
+			 int ifindex, enum cls_egress_mode mode,
 			 struct cls_attach_result *res)
 {
+	int prog_fd = bpf_program__fd(prog);
 	int err;
 
 	/* Keep whatever kind of attachment the device already has. */
@@ -221,18 +238,21 @@ static int attach_egress(const struct pins *p, int prog_fd, int ifindex,
 		pr_info("no tcx in this kernel (%s); using clsact\n",
 			strerror(-err));
 	}
-	return attach_tc(p, prog_fd, ifindex, &res->replaced);
+	return attach_tc(p, prog_fd, bpf_program__name(prog), ifindex,
+			 &res->replaced);
 }
 
 static int attach_prog(struct classifier_bpf *skel, const char *root,
 		       const char *ifname, const struct cls_attach_opts *opts,
-		       struct cls_attach_result *res)
+		       enum cls_link link, struct cls_attach_result *res)
 {
+	struct bpf_program *prog = cls_prog_for(skel, opts->hook, link);
+	int ifindex, prog_fd = bpf_program__fd(prog), err;
 	struct pins p;
-	int ifindex, prog_fd, err;
 	__u32 flags;
 
 	memset(res, 0, sizeof(*res));
+	res->link = link;
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex)
 		return -ENODEV;
@@ -240,14 +260,12 @@ static int attach_prog(struct classifier_bpf *skel, const char *root,
 	if (err)
 		return err;
 	if (opts->hook == CLS_HOOK_XDP) {
-		prog_fd = bpf_program__fd(skel->progs.cls_ingress);
 		flags = opts->xdp_mode == CLS_XDP_GENERIC ? XDP_FLAGS_SKB_MODE :
 							    XDP_FLAGS_DRV_MODE;
 		err = attach_link(p.link, prog_fd, ifindex, BPF_XDP, flags,
 				  &res->replaced);
 	} else {
-		prog_fd = bpf_program__fd(skel->progs.cls_egress);
-		err = attach_egress(&p, prog_fd, ifindex, opts->mode, res);
+		err = attach_egress(&p, prog, ifindex, opts->mode, res);
 	}
 	if (!err)
 		res->prog_id = prog_id_of(prog_fd);
@@ -259,17 +277,43 @@ int cls_attach(struct cls_maps *m, const char *ifname,
 	       struct cls_attach_result *res)
 {
 	struct classifier_bpf *skel = NULL;
-	int err;
+	int ifindex = if_nametoindex(ifname), err;
+	enum cls_link link;
 
-	if (!if_nametoindex(ifname))
+	if (!ifindex)
 		return -ENODEV;
-	err = cls_make_dirs(m->root);
+	err = cls_link_of(ifindex, &link, NULL, 0);
+	if (!err)
+		err = cls_make_dirs(m->root);
 	if (!err)
 		err = cls_load(m, &skel);
 	if (!err)
-		err = attach_prog(skel, m->root, ifname, opts, res);
+		err = attach_prog(skel, m->root, ifname, opts, link, res);
 	classifier_bpf__destroy(skel);
 	return err;
+}
+
+/*
+ * The programs an attachment moves to: those its device needs where the
+ * device is in this network namespace, else the kind it runs (a link in
+ * another namespace is updated through its pin, its device out of sight).
+ * A device whose packets no program can read keeps what it has.
+ */
+static enum cls_link replace_link(const struct cls_attachment *a)
+{
+	enum cls_link link;
+	char why[128];
+	int ifindex = if_nametoindex(a->ifname), err;
+
+	if (ifindex && (!a->ifindex || (int)a->ifindex == ifindex)) {
+		err = cls_link_of(ifindex, &link, why, sizeof(why));
+		if (!err)
+			return link;
+		if (err == -EPFNOSUPPORT)
+			pr_warn("%s: %s: its packets cannot be classified ('classifier detach dev %s')\n",
+				a->ifname, why, a->ifname);
+	}
+	return cls_prog_is_l3(a->prog_name) ? CLS_LINK_L3 : CLS_LINK_ETHERNET;
 }
 
 /*
@@ -281,19 +325,18 @@ static int replace_one(const char *root, struct classifier_bpf *skel,
 		       const struct cls_attachment *a)
 {
 	struct cls_attach_opts o = { .hook = a->hook, .mode = CLS_MODE_TC };
+	enum cls_link link = replace_link(a);
 	struct cls_attach_result res;
 	struct pins p;
 	int prog_fd, err;
 
-	prog_fd = bpf_program__fd(a->hook == CLS_HOOK_XDP ?
-					  skel->progs.cls_ingress :
-					  skel->progs.cls_egress);
+	prog_fd = bpf_program__fd(cls_prog_for(skel, a->hook, link));
 	err = pin_paths(&p, root, a->ifname, a->hook);
 	if (err)
 		return err;
 	if (a->tcx || a->hook == CLS_HOOK_XDP)
 		return link_replace(p.link, prog_fd);
-	err = attach_prog(skel, root, a->ifname, &o, &res);
+	err = attach_prog(skel, root, a->ifname, &o, link, &res);
 	if (err == -ENODEV)
 		pr_warn("%s: clsact attachment whose device is not here (another network namespace: run this there; gone: 'classifier detach dev %s')\n",
 			a->ifname, a->ifname);
@@ -461,6 +504,7 @@ static int scan_dir(const char *root, const char *dir,
 			a.owns_qdisc = pinned(p.qdisc);
 		}
 		close(fd);
+		prog_name_of(a.prog_id, a.prog_name, sizeof(a.prog_name));
 		err = add_attachment(out, n, &a);
 	}
 	closedir(d);

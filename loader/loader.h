@@ -13,6 +13,7 @@
 #define CLS_LOADER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 enum cls_hook {
@@ -31,6 +32,21 @@ enum cls_xdp_mode {
 	CLS_XDP_GENERIC,
 };
 
+/*
+ * What a device's packets start with, which picks the programs: each hook
+ * has one for Ethernet devices and one for L3 devices.
+ */
+enum cls_link {
+	CLS_LINK_ETHERNET, /* cls_egress, cls_ingress */
+	CLS_LINK_L3,       /* the IP header: cls_egress_l3, cls_ingress_l3 */
+};
+
+/*
+ * The link of device ifindex.  -EPFNOSUPPORT for one whose packets start
+ * with a header classifier cannot read; then why (if given) names it.
+ */
+int cls_link_of(int ifindex, enum cls_link *link, char *why, size_t n);
+
 struct cls_attach_opts {
 	enum cls_hook hook;
 	enum cls_egress_mode mode;
@@ -41,6 +57,7 @@ struct cls_attach_opts {
 struct cls_attach_result {
 	bool replaced;  /* an existing attachment now runs the new program */
 	bool tcx;       /* egress via tcx (else clsact) */
+	enum cls_link link;
 	__u32 prog_id;
 };
 
@@ -78,6 +95,7 @@ int cls_upgrade(const struct cls_open_opts *o, struct cls_upgrade_result *res);
 struct cls_attachment {
 	char ifname[64];
 	enum cls_hook hook;
+	char prog_name[16]; /* the program's ("" if not readable) */
 	bool tcx;          /* egress: tcx link, else clsact filter */
 	bool owns_qdisc;   /* clsact created by classifier */
 	bool defunct;      /* the device is gone */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * clsact qdisc + cls_bpf direct-action filter over rtnetlink (libmnl), the
- * egress attach for kernels that predate tcx links.
+ * egress attach for kernels that predate tcx links; and what a device's
+ * link says of the packets attach will see (tc_link_query).
  *
  * Every request asks for an ack and every ack is checked, so an error is
  * never lost; the kernel's extended-ack text is kept for the CLI. Requests
@@ -20,6 +21,8 @@
 
 #include <libmnl/libmnl.h>
 #include <linux/if_ether.h>
+#include <linux/if_link.h>
+#include <linux/if_tunnel.h>
 #include <linux/netlink.h>
 #include <linux/pkt_cls.h>
 #include <linux/pkt_sched.h>
@@ -561,6 +564,93 @@ int tc_clsact_count_filters(int ifindex)
 	}
 	err = count;
 out:
+	tc_nl_close(&nl);
+	return err;
+}
+
+/* Attributes into tb[0..max] (libmnl's callbacks take one pointer). */
+struct attr_table {
+	const struct nlattr **tb;
+	int max;
+};
+
+static int table_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct attr_table *t = data;
+
+	if (mnl_attr_type_valid(attr, t->max) > 0)
+		t->tb[mnl_attr_get_type(attr)] = attr;
+	return MNL_CB_OK;
+}
+
+/* The GRE remote and metadata mode, for the link kinds that have them. */
+static void parse_gre(const struct nlattr *data, struct tc_link *l)
+{
+	const struct nlattr *tb[IFLA_GRE_MAX + 1] = {};
+	struct attr_table t = {tb, IFLA_GRE_MAX};
+	size_t len;
+
+	if (mnl_attr_parse_nested(data, table_attr_cb, &t) < 0)
+		return;
+	l->collect_md = tb[IFLA_GRE_COLLECT_METADATA] != NULL;
+	if (!tb[IFLA_GRE_REMOTE])
+		return;
+	len = mnl_attr_get_payload_len(tb[IFLA_GRE_REMOTE]);
+	if (len == 4 || len == 16)
+		memcpy(l->remote, mnl_attr_get_payload(tb[IFLA_GRE_REMOTE]),
+		       len);
+}
+
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[IFLA_MAX + 1] = {};
+	const struct nlattr *info[IFLA_INFO_MAX + 1] = {};
+	struct attr_table t = {tb, IFLA_MAX}, ti = {info, IFLA_INFO_MAX};
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct tc_link *l = data;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi) ||
+	    ifi->ifi_index != l->ifindex)
+		return MNL_CB_OK;
+	l->type = ifi->ifi_type;
+	l->found = true;
+	if (mnl_attr_parse(nlh, sizeof(*ifi), table_attr_cb, &t) < 0 ||
+	    !tb[IFLA_LINKINFO] ||
+	    mnl_attr_parse_nested(tb[IFLA_LINKINFO], table_attr_cb, &ti) < 0)
+		return MNL_CB_OK;
+	if (info[IFLA_INFO_KIND] &&
+	    !mnl_attr_validate(info[IFLA_INFO_KIND], MNL_TYPE_NUL_STRING))
+		snprintf(l->kind, sizeof(l->kind), "%s",
+			 mnl_attr_get_str(info[IFLA_INFO_KIND]));
+	if (info[IFLA_INFO_DATA] &&
+	    (!strcmp(l->kind, "gre") || !strcmp(l->kind, "ip6gre")))
+		parse_gre(info[IFLA_INFO_DATA], l);
+	return MNL_CB_OK;
+}
+
+int tc_link_query(int ifindex, struct tc_link *out)
+{
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifi;
+	struct tc_nl nl;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->ifindex = ifindex;
+	err = tc_nl_open(&nl, ifindex);
+	if (err)
+		return err;
+	nlh = mnl_nlmsg_put_header(nl.buf);
+	nlh->nlmsg_type = RTM_GETLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = ++nl.seq;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	err = tc_nl_talk(&nl, nlh, link_cb, out);
+	if (!err && !out->found)
+		err = -ENODEV;
 	tc_nl_close(&nl);
 	return err;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Egress attach for kernels without tcx (< 6.6): a clsact qdisc and one
- * cls_bpf direct-action filter, driven over rtnetlink with libmnl.
+ * cls_bpf direct-action filter, driven over rtnetlink with libmnl; and
+ * the facts of a device's link that decide which program it needs.
  * Every call opens its own socket; the only shared state is the last
  * extended-ack message, kept per thread.
  */
@@ -42,6 +43,18 @@ int tc_filter_query(int ifindex, __u32 *prog_id);
  * side for deciding whether to delete a clsact we created.
  */
 int tc_clsact_count_filters(int ifindex);
+/* What RTM_GETLINK says of a device: what attach needs to choose a program. */
+struct tc_link {
+	int ifindex;
+	bool found;
+	__u16 type;       /* ARPHRD_*: what its packets start with */
+	char kind[16];    /* IFLA_INFO_KIND ("gre", "wireguard"), or "" */
+	__u8 remote[16];  /* a GRE device's remote (4 bytes for IPv4) */
+	bool collect_md;  /* a GRE device in metadata ("external") mode */
+};
+
+/* The link of ifindex, in the caller's network namespace. */
+int tc_link_query(int ifindex, struct tc_link *out);
 /* The last netlink extended-ack message (NLMSGERR_ATTR_MSG), or "", so the
  * CLI can print "classifier: attach eth0: <extack>".
  */

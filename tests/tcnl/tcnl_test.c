@@ -314,6 +314,30 @@ static void test_ingress_qdisc(int ifindex)
 	sh("tc qdisc del dev " DEV " ingress");
 }
 
+/* What RTM_GETLINK tells: a veth is Ethernet, a tun is none (L3). */
+static void test_link_query(int ifindex)
+{
+	struct tc_link l;
+	int ret, tun;
+
+	ret = tc_link_query(ifindex, &l);
+	check(ret == 0 && l.type == 1 && !strcmp(l.kind, "veth"),
+	      "link of a veth: type %u kind \"%s\" (ret %d)", l.type, l.kind,
+	      ret);
+	ret = tc_link_query(BAD_IFINDEX, &l);
+	check(ret == -ENODEV, "link of a bad ifindex -> -ENODEV (ret %d)", ret);
+	if (sh("ip tuntap add dev tcnltun mode tun")) {
+		check(0, "ip tuntap add dev tcnltun mode tun");
+		return;
+	}
+	tun = if_nametoindex("tcnltun");
+	ret = tc_link_query(tun, &l);
+	check(ret == 0 && l.type == 0xfffe && !strcmp(l.kind, "tun"),
+	      "link of a tun: type %#x kind \"%s\" (ret %d)", l.type, l.kind,
+	      ret);
+	sh("ip link del tcnltun");
+}
+
 int main(void)
 {
 	__u32 id_a = 0, id_b = 0;
@@ -340,6 +364,7 @@ int main(void)
 	test_delete(ifindex, fd_a);
 	test_bad_ifindex(fd_a);
 	test_ingress_qdisc(ifindex);
+	test_link_query(ifindex);
 
 	close(fd_a);
 	close(fd_b);
