@@ -322,6 +322,36 @@ expect_ge()
 	log "$1 = $2 (>= $3)"
 }
 
+# Senders the XDP tests classify by source, and the receiver's classes for
+# them: blocked (drop) holds BAD4's and BAD6's prefixes, friends GOOD4's
+# and GOOD6's.
+BAD4=198.18.0.66
+GOOD4=198.18.1.77
+BAD6=2001:db8:bad::66
+GOOD6=2001:db8:900d::77
+
+rcv_source_classes()
+{
+	cls_rcv class add 1:40 name blocked drop
+	cls_rcv class add 1:10 name friends
+	cls_rcv route add 198.18.0.0/24 class blocked
+	cls_rcv route add 2001:db8:bad::/48 class blocked
+	cls_rcv route add 198.18.1.0/24 class friends
+	cls_rcv route add 2001:db8:900d::/48 class friends
+}
+
+# rcv_rules_src: count UDP from each of those senders at the receiver.
+rcv_rules_src()
+{
+	local s
+	for s in $BAD4 $GOOD4; do
+		rcv_rule "$(counter_name "$s")" ip saddr "$s" udp dport "$PORT"
+	done
+	for s in $BAD6 $GOOD6; do
+		rcv_rule "$(counter_name "$s")" ip6 saddr "$s" udp dport "$PORT"
+	done
+}
+
 # The classes most tests use: the same ones deploy/example.batch makes.
 add_classes()
 {

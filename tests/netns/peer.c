@@ -10,9 +10,13 @@
  *	NETNS_B, and forwards every packet DEV_A sends into DEV_B, as a VPN
  *	would: what leaves A at tc egress arrives at B, through B's XDP.
  *	Counts the packets it forwards, per destination address.
+ *   peer tun-type NETNS DEV TYPE
+ *	makes a persistent tun device DEV in NETNS whose link type (ARPHRD)
+ *	says TYPE, and exits: a device of any link type, for attach to
+ *	refuse.
  *
- * Prints "ready" once listening, then on SIGTERM or SIGINT the counts
- * ("COUNT" for udp, "ADDR COUNT" lines for tun) and exits 0.
+ * udp and tun print "ready" once listening, then on SIGTERM or SIGINT the
+ * counts ("COUNT" for udp, "ADDR COUNT" lines for tun) and exit 0.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -170,7 +174,8 @@ static int tun(char **argv)
 		if (len < 0)
 			return die("read A");
 		count_dst(c, &n, pkt, len);
-		if (write(b, pkt, len) != len)
+		/* EIO: B is not up (yet); like a wire, it loses the packet. */
+		if (write(b, pkt, len) != len && errno != EIO)
 			return die("write B");
 	}
 	for (i = 0; i < n; i++)
@@ -180,13 +185,29 @@ static int tun(char **argv)
 	return 0;
 }
 
+/* TUNSETLINK takes a device that is down: made here, it is. */
+static int tun_type(char **argv)
+{
+	int fd = tun_in(argv[0], argv[1]);
+
+	if (fd < 0)
+		return die(argv[1]);
+	if (ioctl(fd, TUNSETLINK, strtoul(argv[2], NULL, 0)) ||
+	    ioctl(fd, TUNSETPERSIST, 1))
+		return die("TUNSETLINK");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "udp"))
 		return udp(argv[2], argv[3]);
 	if (argc == 6 && !strcmp(argv[1], "tun"))
 		return tun(argv + 2);
+	if (argc == 5 && !strcmp(argv[1], "tun-type"))
+		return tun_type(argv + 2);
 	fprintf(stderr, "usage: peer udp ADDR PORT\n"
-			"       peer tun NETNS_A DEV_A NETNS_B DEV_B\n");
+			"       peer tun NETNS_A DEV_A NETNS_B DEV_B\n"
+			"       peer tun-type NETNS DEV TYPE\n");
 	return 2;
 }

@@ -11,8 +11,6 @@
 
 N=20
 X=9
-BAD6=2001:db8:bad::66
-GOOD6=2001:db8:900d::77
 
 # ext_reason_pkts: packets counted unclassified for an extension chain.
 ext_reason_pkts()
@@ -43,10 +41,7 @@ expect_eq "unclassified for their headers" "$(ext_reason_pkts cls)" 0
 cls detach dev "$VS"
 ip -n "$NS_S" addr add "$BAD6/128" dev "$VS" nodad
 ip -n "$NS_S" addr add "$GOOD6/128" dev "$VS" nodad
-cls_rcv class add 1:40 name blocked drop
-cls_rcv class add 1:10 name friends
-cls_rcv route add 2001:db8:bad::/48 class blocked
-cls_rcv route add 2001:db8:900d::/48 class friends
+rcv_source_classes
 cls_rcv attach dev "$VR" xdp
 peer_start bad "$NS_R" udp "$WEB6" "$PORT"
 send "$WEB6" $N -x $X -s "$BAD6"

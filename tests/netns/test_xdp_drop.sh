@@ -7,10 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 
 N=50
-BAD4=198.18.0.66
-BAD6=2001:db8:bad::66
-GOOD4=198.18.1.77
-GOOD6=2001:db8:900d::77
 setup_pair
 ip -n "$NS_S" addr add "$BAD4/32" dev "$VS"
 ip -n "$NS_S" addr add "$GOOD4/32" dev "$VS"
@@ -18,22 +14,12 @@ ip -n "$NS_S" addr add "$BAD6/128" dev "$VS" nodad
 ip -n "$NS_S" addr add "$GOOD6/128" dev "$VS" nodad
 ip -n "$NS_R" route add 198.18.0.0/15 via 10.200.0.1
 ip -n "$NS_R" route add 2001:db8::/32 via fd00:200::1
-cls_rcv class add 1:40 name blocked drop
-cls_rcv class add 1:10 name friends
-cls_rcv route add 198.18.0.0/24 class blocked
-cls_rcv route add 2001:db8:bad::/48 class blocked
-cls_rcv route add 198.18.1.0/24 class friends
-cls_rcv route add 2001:db8:900d::/48 class friends
+rcv_source_classes
 cls_rcv attach dev "$VR" xdp
 a=$(cls_rcv -j status | jq -c '.attached[]')
 [ "$(echo "$a" | jq -r .hook)" = xdp ] || fail "status shows $a"
 rcv_nft_init
-for s in $BAD4 $GOOD4; do
-	rcv_rule "$(counter_name "$s")" ip saddr "$s" udp dport "$PORT"
-done
-for s in $BAD6 $GOOD6; do
-	rcv_rule "$(counter_name "$s")" ip6 saddr "$s" udp dport "$PORT"
-done
+rcv_rules_src
 
 send "$WEB4" $N -s "$BAD4"
 send "$WEB4" $N -s "$GOOD4"
