@@ -1,9 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# ensure-packages.sh WHO PKG...: install the Debian packages not yet
-# installed (as root), or name them and fail; idempotent.
+# ensure-packages.sh [--no-recommends] WHO PKG...: install the Debian
+# packages not yet installed (as root), or name them and fail; idempotent.
 set -e
 
+apt_opts=
+if [ "$1" = --no-recommends ]; then
+	apt_opts=--no-install-recommends
+	shift
+fi
 who=$1
 shift
 missing=
@@ -18,4 +23,4 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "$who: installing$missing"
 apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $apt_opts $missing >/dev/null

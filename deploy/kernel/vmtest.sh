@@ -48,40 +48,17 @@ command -v qemu-system-x86_64 >/dev/null || die "apt-get install qemu-system-x86
 [ -x /bin/busybox ] && file -L /bin/busybox | grep -q static ||
 	die "apt-get install busybox-static"
 
-# Copy a dynamically linked binary and the libraries ldd names.
-copy_with_libs() { # src dst-in-initramfs
-	local src=$1 dst=$2 lib
-	install -D -m 0755 "$src" "$IRD/$dst"
-	for lib in $(ldd "$src" 2>/dev/null | grep -o '/[^ ]*' | sort -u); do
-		[ -e "$IRD$lib" ] || install -D -m 0755 "$lib" "$IRD$lib"
-	done
-}
+# shellcheck source=deploy/kernel/initramfs.sh
+. "$HERE/initramfs.sh"
 
 # What classifier's tests/netns need (guest/netns.sh): the suite and the
 # deploy/ files it reads under /cls-src, GNU userland in /usr/gnu/bin (only
-# netns.sh puts it ahead of busybox), nft, and udpsend built here from the
-# same source and flags as run.sh would (guest/gcc-shim.sh hands it out).
-NETNS_TOOLS="bash realpath id mktemp rm cp mv ln date timeout head tail sed cat
-	basename dirname mkdir seq sleep wc tr sort shuf ls cut diff grep nsenter
-	mount umount env printf tee sha256sum chmod touch find xargs uname stat
-	sysctl nft"
-NETNS_EXTRA="curl tmux flock setpriv strace pkill pgrep promtool prometheus"
+# netns.sh puts it ahead of busybox), nft, and the helpers the tests compile,
+# built here (guest/gcc-shim.sh hands them out).
 netns_initramfs() {
-	local t p src=$CLS_SRC/tests/netns
+	local t src=$CLS_SRC/tests/netns
 	[ -f "$src/run.sh" ] || { log "initramfs: no $src/run.sh: netns tests left out"; return 0; }
-	for t in $NETNS_TOOLS; do
-		p=$(type -P "$t") || die "$t missing on the host (tests/deps.sh installs the test tools)"
-		copy_with_libs "$p" "/usr/gnu/bin/$t"
-	done
-	# what some tests need; a missing one fails those tests, saying so
-	for t in $NETNS_EXTRA; do
-		if p=$(type -P "$t"); then
-			copy_with_libs "$p" "/usr/gnu/bin/$t"
-		else
-			log "initramfs: no $t on the host: the tests that need it fail"
-		fi
-	done
-	[ -d /lib/terminfo ] && cp -r /lib/terminfo "$IRD/lib/"
+	ir_netns_tools "$NETNS_EXTRA $NETNS_PROMETHEUS"
 	# the builds the crash and upgrade tests run beside the classifier
 	# (make OUTPUT=$CLS_OUT $CLS_OUT/fault/classifier
 	#  $CLS_OUT/tests/check_state prev)
@@ -94,25 +71,16 @@ netns_initramfs() {
 			log "initramfs: no $CLS_OUT/${t%%:*}: the tests that need it fail"
 		fi
 	done
-	copy_with_libs "$(readlink -f "$(type -P awk)")" /usr/gnu/bin/awk
-	ln -sf /usr/gnu/bin/bash "$IRD/bin/bash"
-	mkdir -p "$IRD/cls-src/tests" "$IRD/cls-src/deploy" "$IRD/usr/local/bin" "$IRD/usr/local/lib"
+	mkdir -p "$IRD/cls-src/tests" "$IRD/cls-src/deploy"
 	cp -r "$src" "$IRD/cls-src/tests/"
 	find "$CLS_SRC/deploy" -maxdepth 1 -type f -exec cp {} "$IRD/cls-src/deploy/" \;
-	gcc -O2 -Wall -Wextra -o "$KWORK/udpsend" "$src/udpsend.c"
-	copy_with_libs "$KWORK/udpsend" /usr/local/lib/udpsend
-	sha256sum < "$src/udpsend.c" | cut -d' ' -f1 > "$IRD/usr/local/lib/udpsend.sha256"
-	install -m 0755 "$HERE/guest/gcc-shim.sh" "$IRD/usr/local/bin/gcc"
+	ir_shim_builds "$CLS_SRC" "$KWORK/shim"
 	install -m 0755 "$HERE/guest/netns.sh" "$IRD/netns.sh"
-	printf 'root:x:0:0:root:/root:/bin/sh\n' > "$IRD/etc/passwd"
-	printf 'root:x:0:\n' > "$IRD/etc/group"
 	log "initramfs: tests/netns from $CLS_SRC ($(ls "$src"/test_*.sh | wc -l) tests)"
 }
 
 build_initramfs() {
-	rm -rf "$IRD"
-	mkdir -p "$IRD"/{bin,sbin,proc,sys,dev,tmp,etc,root,usr/bin,usr/sbin}
-	cp /bin/busybox "$IRD/bin/busybox"
+	ir_skeleton
 	gcc -O2 -Wall -static -o "$IRD/bin/bpf_smoke" "$HERE/smoke/bpf_smoke.c"
 	gcc -O2 -Wall -static -o "$IRD/bin/bpf_recur" "$HERE/smoke/bpf_recur.c"
 	# iproute2 for clsact/HTB/veth/netns tests of the classifier
@@ -138,15 +106,7 @@ build_initramfs() {
 	[ $have_cls = 1 ] && netns_initramfs
 	cat > "$IRD/init" <<EOF
 #!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/usr/sbin:/usr/bin:/bin:/sbin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mount -t tmpfs tmp /tmp
-mount -t bpf bpf /sys/fs/bpf
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-ip link set lo up
+. /sysinit.sh
 if grep -q vmtest=count /proc/cmdline; then
 	bpf_smoke bench \$(sed 's/.*vmtest_runs=\([0-9]*\).*/\1/' /proc/cmdline)
 	poweroff -f
@@ -197,7 +157,7 @@ poweroff -f
 EOF
 	chmod +x "$IRD/init"
 	cp "$HERE/guest/cls-veth.sh" "$HERE/guest/cls-storm.sh" "$IRD/"
-	(cd "$IRD" && find . | cpio -o -H newc --quiet | gzip -1) > "$KWORK/initramfs.cpio.gz"
+	ir_pack "$KWORK/initramfs.cpio.gz"
 	log "initramfs: $(du -h "$KWORK/initramfs.cpio.gz" | cut -f1)"
 }
 
