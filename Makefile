@@ -67,6 +67,7 @@ PROG_SRCS := $(filter-out %.bpf.c,$(wildcard tests/prog/*.c))
 PROG_BIN := $(OUTPUT)/tests/prog_test_run
 
 all: $(OUTPUT)/classifier $(UNIT_BINS) $(PROG_BIN) $(OUTPUT)/tests/tcnl_test \
+	$(OUTPUT)/tests/tctree_test \
 	$(OUTPUT)/tests/table_agree $(OUTPUT)/tests/table6_agree \
 	$(OUTPUT)/tests/check_state
 
@@ -173,9 +174,10 @@ include sync/sync.mk
 deps:
 	$(Q)./tests/deps.sh
 
-unit: $(UNIT_BINS) $(OUTPUT)/tests/tcnl_test
+unit: $(UNIT_BINS) $(OUTPUT)/tests/tcnl_test $(OUTPUT)/tests/tctree_test
 	$(Q)set -e; for t in $(UNIT_BINS); do $$t; done
 	$(Q)$(OUTPUT)/tests/tcnl_test
+	$(Q)$(OUTPUT)/tests/tctree_test
 
 prog: $(PROG_BIN) $(OUTPUT)/tests/table_agree $(OUTPUT)/tests/table6_agree
 	$(Q)$(PROG_BIN)
@@ -264,11 +266,20 @@ clean:
 	$(Q)rm -rf $(OUTPUT)
 
 # Netlink fallback test: needs root, makes its own network namespace.
-$(OUTPUT)/tests/tcnl_test: tests/tcnl/tcnl_test.c loader/tc_netlink.c \
-		loader/tc_netlink.h $(UTIL_OBJS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/tcnl_test: tests/tcnl/tcnl_test.c tests/tcnl/common.c \
+		loader/tc_netlink.c loader/tc_netlink.h $(UTIL_OBJS) \
+		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) tests/tcnl/tcnl_test.c \
-		loader/tc_netlink.c $(UTIL_OBJS) -lmnl -lbpf -o $@
+		tests/tcnl/common.c loader/tc_netlink.c $(UTIL_OBJS) \
+		-lmnl -lbpf -o $@
+
+# The shaping tree's tc objects (lib/tctree.c): the same, with a 4-queue veth.
+$(OUTPUT)/tests/tctree_test: tests/tcnl/tctree_test.c tests/tcnl/common.c \
+		$(UTIL_OBJS) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< tests/tcnl/common.c $(UTIL_OBJS) \
+		-lmnl -lbpf -o $@
 
 include deploy/install.mk
 include tests/fuzz/fuzz.mk

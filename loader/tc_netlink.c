@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <sys/socket.h>
@@ -29,15 +28,8 @@
 #include <linux/rtnetlink.h>
 
 #include "lib/log.h"
+#include "lib/nl.h"
 #include "loader/tc_netlink.h"
-
-/*
- * One kernel dump skb can hold up to 32 KiB of messages and a short read
- * truncates them; libmnl 1.0.4 (Debian 12) has no MNL_SOCKET_DUMP_SIZE.
- */
-#define TC_NL_BUF_SIZE 32768
-/* TCA_KIND strings are at most IFNAMSIZ bytes in the kernel. */
-#define TC_KIND_LEN IFNAMSIZ
 
 #define CLSACT_HANDLE  TC_H_MAKE(TC_H_CLSACT, 0)
 #define EGRESS_PARENT  TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS)
@@ -46,15 +38,10 @@
  * byte order) in the low half.
  */
 #define OUR_FILTER_INFO TC_H_MAKE((__u32)CLS_TC_PRIO << 16, htons(ETH_P_ALL))
+/* TCA_KIND strings are at most IFNAMSIZ bytes in the kernel. */
+#define TC_KIND_LEN IFNAMSIZ
 
 static __thread char last_error[256];
-
-struct tc_nl {
-	struct mnl_socket *sock;
-	unsigned int portid;
-	unsigned int seq;
-	char *buf;
-};
 
 static void clear_error(void)
 {
@@ -75,42 +62,14 @@ const char *tc_netlink_last_error(void)
 	return last_error;
 }
 
-static void tc_nl_close(struct tc_nl *nl)
-{
-	if (nl->sock)
-		mnl_socket_close(nl->sock);
-	free(nl->buf);
-	nl->sock = NULL;
-	nl->buf = NULL;
-}
-
-static int tc_nl_setup(struct tc_nl *nl)
-{
-	int one = 1;
-
-	/* Ext-ack gives the CLI the kernel's reason; cap-ack keeps the
-	 * error small by not echoing our request back.
-	 */
-	if (mnl_socket_setsockopt(nl->sock, NETLINK_EXT_ACK, &one, sizeof(one)))
-		pr_debug("tc: no NETLINK_EXT_ACK: %s\n", strerror(errno));
-	if (mnl_socket_setsockopt(nl->sock, NETLINK_CAP_ACK, &one, sizeof(one)))
-		pr_debug("tc: no NETLINK_CAP_ACK: %s\n", strerror(errno));
-	if (mnl_socket_bind(nl->sock, 0, MNL_SOCKET_AUTOPID))
-		return -errno;
-	nl->portid = mnl_socket_get_portid(nl->sock);
-	nl->seq = (unsigned int)time(NULL);
-	return 0;
-}
-
 /*
  * Checking the device up front gives -ENODEV for a bad ifindex on every
  * call: the kernel answers a dump on a missing device with an empty dump,
  * which would read as "no filter".
  */
-static int tc_nl_open(struct tc_nl *nl, int ifindex)
+static int tc_nl_open(struct nl *nl, int ifindex)
 {
 	char name[IF_NAMESIZE];
-	int err;
 
 	memset(nl, 0, sizeof(*nl));
 	clear_error();
@@ -118,143 +77,28 @@ static int tc_nl_open(struct tc_nl *nl, int ifindex)
 		return -EINVAL;
 	if (!if_indextoname(ifindex, name))
 		return errno == ENXIO ? -ENODEV : -errno;
-
-	nl->buf = malloc(TC_NL_BUF_SIZE);
-	if (!nl->buf)
-		return -ENOMEM;
-	nl->sock = mnl_socket_open(NETLINK_ROUTE);
-	if (!nl->sock) {
-		err = -errno;
-		goto out;
-	}
-	err = tc_nl_setup(nl);
-out:
-	if (err)
-		tc_nl_close(nl);
-	return err;
+	return nl_open(nl);
 }
 
-static struct nlmsghdr *tc_msg(struct tc_nl *nl, __u16 type, __u16 flags,
+static struct nlmsghdr *tc_msg(struct nl *nl, __u16 type, __u16 flags,
 			       int ifindex, __u32 parent, __u32 handle,
 			       __u32 info)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nl->buf);
-	struct tcmsg *tcm;
+	struct nlmsghdr *nlh = nl_req(nl, type, flags, 0);
 
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = ++nl->seq;
-	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
-	tcm->tcm_family = AF_UNSPEC;
-	tcm->tcm_ifindex = ifindex;
-	tcm->tcm_parent = parent;
-	tcm->tcm_handle = handle;
-	tcm->tcm_info = info;
+	nl_put_tcmsg(nlh, ifindex, parent, handle, info);
 	return nlh;
 }
 
-static int extack_attr_cb(const struct nlattr *attr, void *data)
+/* Send what is queued, consume the replies; the kernel's text on failure. */
+static int tc_nl_talk(struct nl *nl, mnl_cb_t cb, void *data)
 {
-	(void)data;
-	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
-	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
-		set_error("%s", mnl_attr_get_str(attr));
-	return MNL_CB_OK;
-}
+	int err = nl_talk(nl, cb, data);
 
-/* The TLVs start after the fixed payload, which is @fixed bytes long. */
-static void record_extack(const struct nlmsghdr *nlh, size_t fixed)
-{
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return;
-	if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN + MNL_ALIGN(fixed))
-		return;
-	mnl_attr_parse(nlh, fixed, extack_attr_cb, NULL);
-}
-
-static int on_error(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
-	size_t fixed = sizeof(*err);
-
-	(void)data;
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*err)) {
-		errno = EBADMSG;
-		return MNL_CB_ERROR;
-	}
-	if (!err->error)
-		return MNL_CB_STOP;
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		fixed += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
-	record_extack(nlh, fixed);
-	errno = -err->error;
-	return MNL_CB_ERROR;
-}
-
-/* A dump that fails part way reports the error in NLMSG_DONE. */
-static int on_done(const struct nlmsghdr *nlh, void *data)
-{
-	int error;
-
-	(void)data;
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(error))
-		return MNL_CB_STOP;
-	memcpy(&error, mnl_nlmsg_get_payload(nlh), sizeof(error));
-	if (error >= 0)
-		return MNL_CB_STOP;
-	record_extack(nlh, sizeof(error));
-	errno = -error;
-	return MNL_CB_ERROR;
-}
-
-/* Send @nlh and consume replies until its ack or the end of its dump. */
-static int tc_nl_talk(struct tc_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
-		      void *data)
-{
-	/* Not const only because libmnl 1.0.4's prototype is not. */
-	static mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
-		[NLMSG_ERROR] = on_error,
-		[NLMSG_DONE] = on_done,
-	};
-	unsigned int seq = nlh->nlmsg_seq;
-	ssize_t len;
-	int ret;
-
-	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	do {
-		len = mnl_socket_recvfrom(nl->sock, nl->buf, TC_NL_BUF_SIZE);
-		if (len < 0)
-			return -errno;
-		errno = 0;
-		ret = mnl_cb_run2(nl->buf, len, seq, nl->portid, cb, data, ctl,
-				  NLMSG_MIN_TYPE);
-	} while (ret > MNL_CB_STOP);
-	if (ret < 0)
-		return errno ? -errno : -EPROTO;
-	return 0;
-}
-
-static int tca_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
-
-	if (mnl_attr_type_valid(attr, TCA_MAX) > 0)
-		tb[type] = attr;
-	return MNL_CB_OK;
-}
-
-/* Parse a tc message's attributes into tb[0..TCA_MAX]; NULL if malformed. */
-static const struct tcmsg *tc_parse(const struct nlmsghdr *nlh,
-				    const struct nlattr **tb)
-{
-	memset(tb, 0, sizeof(*tb) * (TCA_MAX + 1));
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(struct tcmsg))
-		return NULL;
-	if (mnl_attr_parse(nlh, sizeof(struct tcmsg), tca_attr_cb, tb) < 0)
-		return NULL;
-	return mnl_nlmsg_get_payload(nlh);
+	if (err && nl->msg[0])
+		set_error("%s", nl->msg);
+	nl_clear(nl);
+	return err;
 }
 
 static bool tc_kind_is(const struct nlattr *kind, const char *want)
@@ -276,7 +120,7 @@ static int ingress_qdisc_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (nlh->nlmsg_type != RTM_NEWQDISC)
 		return MNL_CB_OK;
-	tcm = tc_parse(nlh, tb);
+	tcm = nl_parse_tcmsg(nlh, tb);
 	if (!tcm || tcm->tcm_ifindex != q->ifindex)
 		return MNL_CB_OK;
 	/* clsact and ingress both sit at ffff: under the ingress parent. */
@@ -289,15 +133,14 @@ static int ingress_qdisc_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /* Kind of the qdisc at ffff: ("clsact", "ingress"), -ENOENT if none. */
-static int ingress_qdisc_kind(struct tc_nl *nl, int ifindex, char *kind,
+static int ingress_qdisc_kind(struct nl *nl, int ifindex, char *kind,
 			      size_t len)
 {
 	struct ingress_qdisc q = {.ifindex = ifindex};
-	struct nlmsghdr *nlh;
 	int err;
 
-	nlh = tc_msg(nl, RTM_GETQDISC, NLM_F_DUMP, ifindex, 0, 0, 0);
-	err = tc_nl_talk(nl, nlh, ingress_qdisc_cb, &q);
+	tc_msg(nl, RTM_GETQDISC, NLM_F_DUMP, ifindex, 0, 0, 0);
+	err = tc_nl_talk(nl, ingress_qdisc_cb, &q);
 	if (err)
 		return err;
 	if (!q.kind[0])
@@ -310,7 +153,7 @@ int tc_clsact_ensure(int ifindex, bool *created)
 {
 	char kind[TC_KIND_LEN];
 	struct nlmsghdr *nlh;
-	struct tc_nl nl;
+	struct nl nl;
 	int err;
 
 	*created = false;
@@ -318,10 +161,10 @@ int tc_clsact_ensure(int ifindex, bool *created)
 	if (err)
 		return err;
 
-	nlh = tc_msg(&nl, RTM_NEWQDISC, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL,
-		     ifindex, TC_H_CLSACT, CLSACT_HANDLE, 0);
+	nlh = tc_msg(&nl, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, ifindex,
+		     TC_H_CLSACT, CLSACT_HANDLE, 0);
 	mnl_attr_put_strz(nlh, TCA_KIND, "clsact");
-	err = tc_nl_talk(&nl, nlh, NULL, NULL);
+	err = tc_nl_talk(&nl, NULL, NULL);
 	if (!err) {
 		*created = true;
 		goto out;
@@ -347,7 +190,7 @@ int tc_clsact_ensure(int ifindex, bool *created)
 	clear_error();
 	pr_debug("tc: ifindex %d: reusing existing clsact\n", ifindex);
 out:
-	tc_nl_close(&nl);
+	nl_close(&nl);
 	return err;
 }
 
@@ -355,7 +198,7 @@ int tc_clsact_delete(int ifindex)
 {
 	char kind[TC_KIND_LEN];
 	struct nlmsghdr *nlh;
-	struct tc_nl nl;
+	struct nl nl;
 	int err;
 
 	err = tc_nl_open(&nl, ifindex);
@@ -374,13 +217,13 @@ int tc_clsact_delete(int ifindex)
 		err = -ENOENT;
 		goto out;
 	}
-	nlh = tc_msg(&nl, RTM_DELQDISC, NLM_F_ACK, ifindex, TC_H_CLSACT,
-		     CLSACT_HANDLE, 0);
+	nlh = tc_msg(&nl, RTM_DELQDISC, 0, ifindex, TC_H_CLSACT, CLSACT_HANDLE,
+		     0);
 	/* The kind makes the kernel refuse if ffff: changed to non-clsact. */
 	mnl_attr_put_strz(nlh, TCA_KIND, "clsact");
-	err = tc_nl_talk(&nl, nlh, NULL, NULL);
+	err = tc_nl_talk(&nl, NULL, NULL);
 out:
-	tc_nl_close(&nl);
+	nl_close(&nl);
 	return err;
 }
 
@@ -388,7 +231,7 @@ int tc_filter_attach(int ifindex, int prog_fd, const char *name)
 {
 	struct nlmsghdr *nlh;
 	struct nlattr *opts;
-	struct tc_nl nl;
+	struct nl nl;
 	int err;
 
 	if (prog_fd < 0 || !name)
@@ -402,23 +245,23 @@ int tc_filter_attach(int ifindex, int prog_fd, const char *name)
 	 * existing (prio, handle) in one RCU update, so traffic never sees
 	 * the hook empty.
 	 */
-	nlh = tc_msg(&nl, RTM_NEWTFILTER, NLM_F_ACK | NLM_F_CREATE, ifindex,
-		     EGRESS_PARENT, CLS_TC_HANDLE, OUR_FILTER_INFO);
+	nlh = tc_msg(&nl, RTM_NEWTFILTER, NLM_F_CREATE, ifindex, EGRESS_PARENT,
+		     CLS_TC_HANDLE, OUR_FILTER_INFO);
 	mnl_attr_put_strz(nlh, TCA_KIND, "bpf");
 	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
 	mnl_attr_put_u32(nlh, TCA_BPF_FD, prog_fd);
-	if (!mnl_attr_put_strz_check(nlh, TC_NL_BUF_SIZE, TCA_BPF_NAME, name)) {
+	if (!mnl_attr_put_strz_check(nlh, NL_REQ_MAX, TCA_BPF_NAME, name)) {
 		err = -ENAMETOOLONG;
 		goto out;
 	}
 	mnl_attr_put_u32(nlh, TCA_BPF_FLAGS, TCA_BPF_FLAG_ACT_DIRECT);
 	mnl_attr_nest_end(nlh, opts);
-	err = tc_nl_talk(&nl, nlh, NULL, NULL);
+	err = tc_nl_talk(&nl, NULL, NULL);
 	if (!err)
 		pr_debug("tc: ifindex %d: cls_bpf %s on egress\n", ifindex,
 			 name);
 out:
-	tc_nl_close(&nl);
+	nl_close(&nl);
 	return err;
 }
 
@@ -460,7 +303,7 @@ static int our_filter_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (nlh->nlmsg_type != RTM_NEWTFILTER)
 		return MNL_CB_OK;
-	tcm = tc_parse(nlh, tb);
+	tcm = nl_parse_tcmsg(nlh, tb);
 	if (!tcm || !is_our_filter(tcm, tb))
 		return MNL_CB_OK;
 	f->found = true;
@@ -469,22 +312,21 @@ static int our_filter_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int find_our_filter(struct tc_nl *nl, int ifindex, struct our_filter *f)
+static int find_our_filter(struct nl *nl, int ifindex, struct our_filter *f)
 {
-	struct nlmsghdr *nlh;
 
 	memset(f, 0, sizeof(*f));
 	/* The kernel skips other preferences and protocols for us. */
-	nlh = tc_msg(nl, RTM_GETTFILTER, NLM_F_DUMP, ifindex, EGRESS_PARENT, 0,
-		     OUR_FILTER_INFO);
-	return tc_nl_talk(nl, nlh, our_filter_cb, f);
+	tc_msg(nl, RTM_GETTFILTER, NLM_F_DUMP, ifindex, EGRESS_PARENT, 0,
+	       OUR_FILTER_INFO);
+	return tc_nl_talk(nl, our_filter_cb, f);
 }
 
 int tc_filter_detach(int ifindex)
 {
 	struct our_filter f;
 	struct nlmsghdr *nlh;
-	struct tc_nl nl;
+	struct nl nl;
 	int err;
 
 	err = tc_nl_open(&nl, ifindex);
@@ -494,24 +336,24 @@ int tc_filter_detach(int ifindex)
 	/* The kind makes the kernel refuse to delete a foreign filter that
 	 * took our prio and handle.
 	 */
-	nlh = tc_msg(&nl, RTM_DELTFILTER, NLM_F_ACK, ifindex, EGRESS_PARENT,
+	nlh = tc_msg(&nl, RTM_DELTFILTER, 0, ifindex, EGRESS_PARENT,
 		     CLS_TC_HANDLE, OUR_FILTER_INFO);
 	mnl_attr_put_strz(nlh, TCA_KIND, "bpf");
-	err = tc_nl_talk(&nl, nlh, NULL, NULL);
+	err = tc_nl_talk(&nl, NULL, NULL);
 	if (!err || err == -ENOENT)
 		goto out;
 	/* No clsact at all gives -EINVAL; for the caller that is "absent". */
 	if (find_our_filter(&nl, ifindex, &f) == 0 && !f.found)
 		err = -ENOENT;
 out:
-	tc_nl_close(&nl);
+	nl_close(&nl);
 	return err;
 }
 
 int tc_filter_query(int ifindex, __u32 *prog_id)
 {
 	struct our_filter f;
-	struct tc_nl nl;
+	struct nl nl;
 	int err;
 
 	err = tc_nl_open(&nl, ifindex);
@@ -524,7 +366,7 @@ int tc_filter_query(int ifindex, __u32 *prog_id)
 		*prog_id = f.prog_id;
 	err = f.found;
 out:
-	tc_nl_close(&nl);
+	nl_close(&nl);
 	return err;
 }
 
@@ -546,8 +388,7 @@ static int count_cb(const struct nlmsghdr *nlh, void *data)
 int tc_clsact_count_filters(int ifindex)
 {
 	static const __u32 parents[] = {INGRESS_PARENT, EGRESS_PARENT};
-	struct nlmsghdr *nlh;
-	struct tc_nl nl;
+	struct nl nl;
 	int count = 0;
 	size_t i;
 	int err;
@@ -556,15 +397,15 @@ int tc_clsact_count_filters(int ifindex)
 	if (err)
 		return err;
 	for (i = 0; i < sizeof(parents) / sizeof(parents[0]); i++) {
-		nlh = tc_msg(&nl, RTM_GETTFILTER, NLM_F_DUMP, ifindex,
-			     parents[i], 0, 0);
-		err = tc_nl_talk(&nl, nlh, count_cb, &count);
+		tc_msg(&nl, RTM_GETTFILTER, NLM_F_DUMP, ifindex, parents[i], 0,
+		       0);
+		err = tc_nl_talk(&nl, count_cb, &count);
 		if (err)
 			goto out;
 	}
 	err = count;
 out:
-	tc_nl_close(&nl);
+	nl_close(&nl);
 	return err;
 }
 
@@ -633,7 +474,7 @@ int tc_link_query(int ifindex, struct tc_link *out)
 {
 	struct nlmsghdr *nlh;
 	struct ifinfomsg *ifi;
-	struct tc_nl nl;
+	struct nl nl;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -641,16 +482,13 @@ int tc_link_query(int ifindex, struct tc_link *out)
 	err = tc_nl_open(&nl, ifindex);
 	if (err)
 		return err;
-	nlh = mnl_nlmsg_put_header(nl.buf);
-	nlh->nlmsg_type = RTM_GETLINK;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = ++nl.seq;
+	nlh = nl_req(&nl, RTM_GETLINK, 0, 0);
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = ifindex;
-	err = tc_nl_talk(&nl, nlh, link_cb, out);
+	err = tc_nl_talk(&nl, link_cb, out);
 	if (!err && !out->found)
 		err = -ENODEV;
-	tc_nl_close(&nl);
+	nl_close(&nl);
 	return err;
 }

@@ -3,10 +3,7 @@
  * loader/tc_netlink.c against the running kernel, in a network namespace
  * of our own (it dies with the process, so nothing is left behind even on a
  * crash). The tc command cross-checks what the kernel really holds.
- *
- * Build (from the repo root):
- *   gcc -Wall -Wextra -Werror -I. tests/tcnl/tcnl_test.c loader/tc_netlink.c \
- *       lib/log.c -lmnl -lbpf -o build-tc/tcnl_test
+ * `make unit` builds and runs it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -25,6 +22,7 @@
 
 #include "lib/log.h"
 #include "loader/tc_netlink.h"
+#include "tests/tcnl/common.h"
 
 #define DEV "tcnl0"
 /*
@@ -35,47 +33,6 @@
 #define U32_FILTER  "u32 match u32 0 0 classid 1:1"
 /* An ifindex no device in a fresh namespace has. */
 #define BAD_IFINDEX 999999
-
-static int passed, failed;
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s ", ok ? "ok  " : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
-
-static int sh(const char *cmd)
-{
-	char line[512];
-
-	snprintf(line, sizeof(line), "%s >/dev/null 2>&1", cmd);
-	return system(line);
-}
-
-/* Does the output of @cmd contain @needle? */
-static int output_has(const char *cmd, const char *needle)
-{
-	char buf[8192];
-	size_t len;
-	FILE *p;
-
-	p = popen(cmd, "r");
-	if (!p)
-		return -errno;
-	len = fread(buf, 1, sizeof(buf) - 1, p);
-	buf[len] = '\0';
-	pclose(p);
-	return strstr(buf, needle) != NULL;
-}
 
 /* A SCHED_CLS program that returns TC_ACT_UNSPEC (-1): r0 = -1; exit. */
 static int load_prog(const char *name, __u32 *id)
