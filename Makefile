@@ -124,6 +124,12 @@ $(OUTPUT)/tests/test_registry: tests/unit/test_registry.c \
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(OUTPUT)/maps/registry.o \
 		-lbpf -lelf -lz -lcmocka -o $@
 
+# The layouts that landed, as maps/history.c declares them.
+$(OUTPUT)/tests/test_history: tests/unit/test_history.c \
+		$(OUTPUT)/maps/history.o $(OUTPUT)/maps/registry.o | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ -lbpf -lelf -lz -lcmocka -o $@
+
 # The CLI's error handling, and route load on a bpffs of its own: the
 # commands without main(), and the library.
 $(OUTPUT)/tests/test_cli $(OUTPUT)/tests/test_route_load: \
@@ -201,30 +207,34 @@ $(FAULT)/classifier: $(FAULT_OBJS) $(METRICS_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(METRICS_LDLIBS) -o $@
 
-# The last commit with pinned layout 3: the upgrade test starts from it.
-PREV_LAYOUT_COMMIT := 93f17df3d8018df356f439d9e8077783d0443904
-PREV := $(OUTPUT)/prev/build/classifier
-
-# What main held when the last submission landed: operators upgrade from
-# it.  Move it when a submission lands.  Its fault build leaves changes
-# half done for this build's upgrade to find.
-LANDED_COMMIT := 41bda311d8c646a5216d4e4727d71fb9d10df9d7
-LANDED := $(OUTPUT)/landed/build/classifier
+# Every layout that landed, as LAYOUT:COMMIT[:fault]: the last commit
+# with it (for 6, the one this layout replaced: 9ee4d3b), oldest first.
+# The upgrade tests start from each one's classifier, built from this
+# clone's git history (tests/upgrade/build_prev.sh), and from its fault
+# build where it has a journal: changes it left half done, which this
+# build's upgrade must settle.  When a layout lands, add its last commit.
+UPGRADE_FROM := 3:93f17df3d8018df356f439d9e8077783d0443904 \
+	4:41bda311d8c646a5216d4e4727d71fb9d10df9d7:fault \
+	5:9ee4d3b960f1084d2609709dd5f3dbbb4cebbd09:fault
+from_field = $(word $(2),$(subst :, ,$(1)))
+# $(OUTPUT)/from-N/build/classifier, .../build/fault/classifier
+from_dir = $(abspath $(OUTPUT)/from-$(call from_field,$(1),1))/build
+FROM_ENV := $(foreach f,$(UPGRADE_FROM), \
+	CLASSIFIER_FROM_$(call from_field,$(f),1)=$(call from_dir,$(f))/classifier \
+	$(if $(call from_field,$(f),3),CLASSIFIER_FROM_$(call from_field,$(f),1)_FAULT=$(call from_dir,$(f))/fault/classifier))
 
 prev:
-	$(call msg,BUILD,$(PREV) from $(PREV_LAYOUT_COMMIT))
-	$(Q)./tests/upgrade/build_prev.sh $(PREV_LAYOUT_COMMIT) $(OUTPUT)/prev
-	$(call msg,BUILD,$(LANDED) from $(LANDED_COMMIT))
-	$(Q)./tests/upgrade/build_prev.sh $(LANDED_COMMIT) $(OUTPUT)/landed \
-		build/fault/classifier
+	$(Q)$(foreach f,$(UPGRADE_FROM), \
+		printf '  %-8s %s\n' BUILD "layout $(call from_field,$(f),1) from $(call from_field,$(f),2)" && \
+		./tests/upgrade/build_prev.sh $(call from_field,$(f),2) \
+		$(OUTPUT)/from-$(call from_field,$(f),1) \
+		$(if $(call from_field,$(f),3),build/fault/classifier) &&) true
 
 netns: $(OUTPUT)/classifier $(FAULT)/classifier $(OUTPUT)/tests/check_state \
 		prev
 	$(Q)CLASSIFIER_FAULT=$(abspath $(FAULT)/classifier) \
 		CHECK_STATE=$(abspath $(OUTPUT)/tests/check_state) \
-		CLASSIFIER_PREV=$(abspath $(PREV)) \
-		CLASSIFIER_LANDED=$(abspath $(LANDED)) \
-		CLASSIFIER_LANDED_FAULT=$(abspath $(OUTPUT)/landed/build/fault/classifier) \
+		$(FROM_ENV) \
 		./tests/netns/run.sh $(OUTPUT)/classifier $(NETNS_TESTS)
 
 # The README's test command: installs what is missing, then every layer.

@@ -48,6 +48,7 @@ struct cli_object {
 	const char *name;
 	const struct cli_cmd *cmds; /* ends with an all-zero entry */
 	const char *help;	    /* explanation after the usage lines */
+	void (*more_help)(FILE *f); /* what follows from a table, after it */
 };
 
 extern const struct cli_object cli_attach_obj, cli_detach_obj,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* classifier class ... */
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,22 +15,140 @@ static int bad_value(struct cli *c, const char *key, const char *val)
 	return -EINVAL;
 }
 
+/*
+ * What a setting's value is: its usage, how it is parsed into the
+ * field's bytes and written out.  NULL parse: a setting without a value.
+ */
+struct value_kind {
+	const char *usage;
+	size_t size;
+	int (*parse)(const char *s, void *v);
+	void (*text)(char *buf, size_t n, const void *v);
+	void (*json)(struct json_writer *jw, const void *v);
+};
+
+static int parse_mark(const char *s, void *v)
+{
+	return parse_u32(s, v);
+}
+
+static void mark_text(char *buf, size_t n, const void *v)
+{
+	snprintf(buf, n, "0x%x", *(const __u32 *)v);
+}
+
+static void mark_json(struct json_writer *jw, const void *v)
+{
+	jw_uint(jw, *(const __u32 *)v);
+}
+
+static int parse_dscp_value(const char *s, void *v)
+{
+	return parse_dscp(s, v);
+}
+
+static void dscp_text(char *buf, size_t n, const void *v)
+{
+	snprintf(buf, n, "%u", *(const __u8 *)v);
+}
+
+static void dscp_json(struct json_writer *jw, const void *v)
+{
+	jw_uint(jw, *(const __u8 *)v);
+}
+
+static const struct value_kind mark_kind = {"N", sizeof(__u32), parse_mark,
+					    mark_text, mark_json};
+static const struct value_kind dscp_kind = {
+	"{ 0-63 | EF | AF41 | CS1 ... }", sizeof(__u8), parse_dscp_value,
+	dscp_text, dscp_json};
+static const struct value_kind no_value = {};
+
+/*
+ * A class's settings, one line each: the word that sets it (on the
+ * command line and in `class list`), the word that turns it off (after
+ * the word, or instead of it for a setting without a value), its JSON
+ * key, its bit in cls.flags, what it takes, and where its value lives in
+ * an entry (in cls or meta).  Parsing, `class list`, its JSON and the
+ * usage follow from this table; the journal keeps a class's records
+ * whole.  The classid and the name, which identify a class, are the
+ * commands' own.
+ */
+struct class_field {
+	const char *word, *off, *json;
+	__u32 flag;
+	const struct value_kind *kind;
+	size_t at;
+};
+
+#define AT(member) offsetof(struct cls_class_entry, member)
+
+static const struct class_field fields[] = {
+	{"mark", "none", "mark", CLS_F_MARK, &mark_kind, AT(cls.mark)},
+	{"dscp", "none", "dscp", CLS_F_DSCP, &dscp_kind, AT(cls.dscp)},
+	{"drop", "pass", "drop", CLS_F_DROP, &no_value, 0},
+};
+
+#define NR_FIELDS (sizeof(fields) / sizeof(fields[0]))
+
+static void *field_at(struct cls_class_entry *e, const struct class_field *f)
+{
+	return (char *)e + f->at;
+}
+
+static const void *field_of(const struct cls_class_entry *e,
+			    const struct class_field *f)
+{
+	return (const char *)e + f->at;
+}
+
+/* The setting word w names (*off: w turns it off), or NULL. */
+static const struct class_field *field_named(const char *w, bool *off)
+{
+	size_t i;
+
+	for (i = 0; i < NR_FIELDS; i++) {
+		*off = !fields[i].kind->parse && !strcmp(w, fields[i].off);
+		if (*off || !strcmp(w, fields[i].word))
+			return &fields[i];
+	}
+	return NULL;
+}
+
+/* On with a value, or off (its bit clear, its bytes zero: off is zero). */
+static int set_field(struct cli *c, struct cls_class_entry *e,
+		     const struct class_field *f, const char *v, bool off)
+{
+	const struct value_kind *k = f->kind;
+
+	if (k->parse && !strcmp(v, f->off))
+		off = true;
+	if (off) {
+		e->cls.flags &= ~f->flag;
+		memset(field_at(e, f), 0, k->size);
+		return 0;
+	}
+	if (k->parse && k->parse(v, field_at(e, f)))
+		return bad_value(c, f->word, v);
+	e->cls.flags |= f->flag;
+	return 0;
+}
+
 /* Apply "KEY VALUE ..." arguments to e; no map is touched. */
 static int parse_class_args(struct cli *c, int argc, char **argv,
 			    struct cls_class_entry *e, bool allow_classid)
 {
+	const struct class_field *f;
 	struct parse_why why;
-	int i;
+	bool off;
+	int i, err;
 
 	for (i = 0; i < argc; i++) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(k, "drop")) {
-			e->cls.flags |= CLS_F_DROP;
-			continue;
-		}
-		if (!strcmp(k, "pass")) {
-			e->cls.flags &= ~CLS_F_DROP;
+		f = field_named(k, &off);
+		if (f && !f->kind->parse) {
+			set_field(c, e, f, NULL, off);
 			continue;
 		}
 		if (!v) {
@@ -36,27 +156,17 @@ static int parse_class_args(struct cli *c, int argc, char **argv,
 			return -EINVAL;
 		}
 		i++;
-		if (!strcmp(k, "name")) {
+		if (f) {
+			err = set_field(c, e, f, v, false);
+			if (err)
+				return err;
+		} else if (!strcmp(k, "name")) {
 			if (check_class_name(v, &why)) {
 				cli_err(c, "invalid name \"%s\": %s", v,
 					why.text);
 				return -EINVAL;
 			}
 			snprintf(e->meta.name, sizeof(e->meta.name), "%s", v);
-		} else if (!strcmp(k, "mark")) {
-			if (!strcmp(v, "none"))
-				e->cls.flags &= ~CLS_F_MARK;
-			else if (parse_u32(v, &e->cls.mark))
-				return bad_value(c, "mark", v);
-			else
-				e->cls.flags |= CLS_F_MARK;
-		} else if (!strcmp(k, "dscp")) {
-			if (!strcmp(v, "none"))
-				e->cls.flags &= ~CLS_F_DSCP;
-			else if (parse_dscp(v, &e->cls.dscp))
-				return bad_value(c, "dscp", v);
-			else
-				e->cls.flags |= CLS_F_DSCP;
 		} else if (!strcmp(k, "classid") && allow_classid) {
 			if (!strcmp(v, "none") && e->idx != CLS_DEFAULT_CLASS) {
 				cli_err(c, "only the default class can be without a classid");
@@ -79,6 +189,12 @@ static int parse_class_args(struct cli *c, int argc, char **argv,
 		}
 	}
 	return 0;
+}
+
+/* Settings a newer build of this layout set, which this one cannot show. */
+static __u32 unknown_flags(const struct cls_class_entry *e)
+{
+	return e->cls.flags & ~CLS_F_KNOWN;
 }
 
 /* Store e; the library keeps names and classids unique. */
@@ -151,6 +267,16 @@ static int class_new(struct cli *c, int argc, char **argv, bool replace)
 	/* replace: the class with this classid gets exactly these settings. */
 	if (replace && !cls_class_resolve(&c->maps, argv[0], &idx))
 		e.idx = idx;
+	/* Never silently drop what a newer build set: it cannot be said. */
+	if (e.idx != CLS_CLASS_NEW &&
+	    unknown_flags(cls_class_at(&c->maps, e.idx))) {
+		cli_err(c,
+			"class %s has settings this classifier does not know "
+			"(flags %#x, set by a newer one): change it with that "
+			"classifier, or delete it first",
+			argv[0], unknown_flags(cls_class_at(&c->maps, e.idx)));
+		return -EPERM;
+	}
 	return store(c, &e, argv[0]);
 }
 
@@ -209,22 +335,35 @@ static int class_del(struct cli *c, int argc, char **argv)
 	return err ? cli_errno(c, err, argv[0]) : 0;
 }
 
-static void action_text(const struct cls_class *cls, char *buf, size_t n)
+/* " mark 0x20 dscp 46 drop": the settings that are on, as they are set. */
+static void action_text(const struct cls_class_entry *e, char *buf, size_t n)
 {
-	size_t len = 0;
+	char val[64];
+	size_t i, len = 0;
 
 	buf[0] = '\0';
-	if (cls->flags & CLS_F_MARK)
-		len += snprintf(buf + len, n - len, " mark 0x%x", cls->mark);
-	if (len < n && (cls->flags & CLS_F_DSCP))
-		len += snprintf(buf + len, n - len, " dscp %u", cls->dscp);
-	if (len < n && (cls->flags & CLS_F_DROP))
-		snprintf(buf + len, n - len, " drop");
+	for (i = 0; i < NR_FIELDS && len < n; i++) {
+		const struct class_field *f = &fields[i];
+
+		if (!(e->cls.flags & f->flag))
+			continue;
+		val[0] = '\0';
+		if (f->kind->text)
+			f->kind->text(val, sizeof(val), field_of(e, f));
+		len += snprintf(buf + len, n - len, " %s%s%s", f->word,
+				*val ? " " : "", val);
+	}
+	if (len < n && unknown_flags(e))
+		snprintf(buf + len, n - len,
+			 " # and settings this classifier does not know "
+			 "(flags %#x)",
+			 unknown_flags(e));
 }
 
 static void class_json(struct json_writer *jw, const struct cls_class_entry *e)
 {
 	char buf[CLASSID_STRLEN];
+	size_t i;
 
 	jw_start_object(jw);
 	jw_uint_field(jw, "index", e->idx);
@@ -238,17 +377,21 @@ static void class_json(struct json_writer *jw, const struct cls_class_entry *e)
 		jw_name(jw, "priority");
 		jw_null(jw);
 	}
-	jw_name(jw, "mark");
-	if (e->cls.flags & CLS_F_MARK)
-		jw_uint(jw, e->cls.mark);
-	else
-		jw_null(jw);
-	jw_name(jw, "dscp");
-	if (e->cls.flags & CLS_F_DSCP)
-		jw_uint(jw, e->cls.dscp);
-	else
-		jw_null(jw);
-	jw_bool_field(jw, "drop", e->cls.flags & CLS_F_DROP);
+	for (i = 0; i < NR_FIELDS; i++) {
+		const struct class_field *f = &fields[i];
+		bool on = e->cls.flags & f->flag;
+
+		if (!f->kind->json) {
+			jw_bool_field(jw, f->json, on);
+			continue;
+		}
+		jw_name(jw, f->json);
+		if (on)
+			f->kind->json(jw, field_of(e, f));
+		else
+			jw_null(jw);
+	}
+	jw_uint_field(jw, "unknown_flags", unknown_flags(e));
 	jw_end_object(jw);
 }
 
@@ -256,7 +399,7 @@ static int class_list(struct cli *c, int argc, char **argv)
 {
 	const struct cls_class_entry *e;
 	struct json_writer *jw;
-	char label[CLASSID_STRLEN], act[96];
+	char label[CLASSID_STRLEN], act[256];
 	size_t n, i;
 	int err;
 
@@ -282,7 +425,7 @@ static int class_list(struct cli *c, int argc, char **argv)
 	}
 	for (i = 0; i < n; i++) {
 		cls_class_label(&e[i], label, sizeof(label));
-		action_text(&e[i].cls, act, sizeof(act));
+		action_text(&e[i], act, sizeof(act));
 		if (e[i].idx == CLS_DEFAULT_CLASS &&
 		    (e[i].cls.flags & CLS_F_PRIORITY)) {
 			char id[CLASSID_STRLEN];
@@ -296,6 +439,32 @@ static int class_list(struct cli *c, int argc, char **argv)
 		       e[i].idx ? e[i].meta.name : "", act);
 	}
 	return 0;
+}
+
+/* "ACTION:  mark N | mark none | ...", from the table, wrapped. */
+static void class_actions_usage(FILE *f)
+{
+	char one[96];
+	size_t i, col = 0;
+
+	fputs("ACTION:  ", f);
+	for (i = 0; i < 2 * NR_FIELDS; i++) {
+		const struct class_field *fl = &fields[i / 2];
+		bool off = i % 2;
+
+		if (!fl->kind->parse)
+			snprintf(one, sizeof(one), "%s",
+				 off ? fl->off : fl->word);
+		else
+			snprintf(one, sizeof(one), "%s %s", fl->word,
+				 off ? fl->off : fl->kind->usage);
+		if (col && col + strlen(one) + 3 > 62) {
+			fputs("\n        ", f);
+			col = 0;
+		}
+		col += fprintf(f, "%s%s", i ? " | " : "", one);
+	}
+	fputc('\n', f);
 }
 
 static const struct cli_cmd class_cmds[] = {
@@ -314,11 +483,12 @@ const struct cli_object cli_class_obj = {
 	.help = "CLASSID: tc class handle MAJ:MIN (hex, as tc parses it); packets\n"
 		"         of the class get skb->priority = CLASSID, so an HTB qdisc\n"
 		"         with handle MAJ: puts them in that class directly.\n"
-		"ACTION:  mark N | mark none | dscp { 0-63 | EF | AF41 | CS1 ... }\n"
-		"         | dscp none | drop | pass\n"
 		"replace adds the class or gives an existing one exactly these\n"
 		"settings (for configuration files applied again and again).\n"
 		"The default class (packets no route matches) is \"default\";\n"
 		"it sets no priority unless given one (classid CLASSID; \"classid\n"
-		"none\" takes it away). Setting another class's classid renames it.\n",
+		"none\" takes it away). Setting another class's classid renames it.\n"
+		"A class set by a newer classifier may hold settings this one\n"
+		"does not know: list shows that, set keeps them, replace refuses.\n",
+	.more_help = class_actions_usage,
 };

@@ -27,6 +27,8 @@ static void object_usage(FILE *f, const struct cli_object *o)
 			cmd->args ? " " : "", cmd->args ? cmd->args : "");
 	if (o->help)
 		fputs(o->help, f);
+	if (o->more_help)
+		o->more_help(f);
 }
 
 void cli_usage(FILE *f)

@@ -38,6 +38,21 @@ static int move_layout(int dir_fd, const char *root, int from,
 	pending = cls_staging_pending(dir_fd, root);
 	if (pending < 0)
 		return pending;
+	/*
+	 * An older build's upgrade, interrupted after its record: made live
+	 * as that build would have, then moved on from its layout.
+	 */
+	if (pending && pending != CLS_LAYOUT_VERSION) {
+		err = cls_migrate_commit(dir_fd, root);
+		if (err)
+			return err;
+		if (o->notify)
+			o->notify(o->notify_ctx,
+				  "finished an older classifier's interrupted "
+				  "upgrade to its layout");
+		from = res->from = pending;
+		pending = 0;
+	}
 	res->finished = pending;
 	if (!pending) {
 		if (from == CLS_LAYOUT_VERSION)

@@ -354,24 +354,24 @@ int cls_class_del(struct cls_maps *m, __u32 idx, __u32 *routes)
 
 int cls_class_recover(struct cls_maps *m, struct cls_state *s)
 {
-	struct cls_class_entry e = {.idx = s->journal.cls.idx,
-				    .cls = s->journal.cls.cls};
+	const struct cls_journal j = s->journal; /* ending it clears it */
+	struct cls_class_entry e = {.idx = j.cls.idx, .cls = j.cls.cls};
 	char label[CLASSID_STRLEN];
 	int err;
 
-	if (s->journal.cls.idx >= CLS_MAX_CLASSES)
+	if (j.cls.idx >= CLS_MAX_CLASSES)
 		return cls_journal_end(m, s);
 	cls_class_label(&e, label, sizeof(label));
 	err = write_class(m, s);
-	if (!err && s->journal.cls.del)
+	if (!err && j.cls.del)
 		cls_notify(m,
 			   "finished an interrupted deletion of class index %u "
 			   "(pid %u)",
-			   e.idx, s->journal.pid);
+			   e.idx, j.pid);
 	else if (!err)
 		cls_notify(
 			m,
 			"finished an interrupted change of class %s (pid %u)",
-			label, s->journal.pid);
+			label, j.pid);
 	return err;
 }

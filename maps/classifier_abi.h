@@ -2,8 +2,11 @@
 /*
  * The contract between the BPF programs (xdp_tc/) and user space (maps/,
  * loader/, cli/): every key, value, limit and flag lives here once.
- * Changing a layout here changes the pinned maps: bump CLS_LAYOUT_VERSION
- * and teach maps/migrate.c to carry the previous layout over.
+ * Changing a map's shape or a value's meaning here changes the pinned
+ * layout: bump CLS_LAYOUT_VERSION and say what changed in maps/history.c.
+ * A class setting that is off when zero is not such a change: it takes
+ * its bytes from the room the class records keep (docs/architecture.md,
+ * "How to add a class field").
  */
 #ifndef CLASSIFIER_ABI_H
 #define CLASSIFIER_ABI_H
@@ -16,9 +19,11 @@
  * Version of the pinned layout (maps, their shapes and value encodings).
  * 3: one trie slot, a flat dir24 map; 4: generation slots, route values
  * carry the prefix length and source, the state map; 5: the IPv6 table in
- * 4 MiB elements, the format of each generation's IPv6 table in config.
+ * 4 MiB elements, the format of each generation's IPv6 table in config;
+ * 6: class records with room (64-byte actions, 128-byte names), their
+ * flags a 32-bit word (maps/history.c has each one's maps).
  */
-#define CLS_LAYOUT_VERSION 5
+#define CLS_LAYOUT_VERSION 6
 
 /* Dense class indices; index 0 is the default class (no route matched). */
 #define CLS_MAX_CLASSES 4096
@@ -65,25 +70,50 @@ static inline __u32 cls_route_value(__u32 class_idx, __u32 plen, __u32 flags)
  */
 #define CLS_GENERATIONS 2
 
-/* struct cls_class.flags */
-#define CLS_F_VALID (1U << 0)    /* slot is in use */
+/*
+ * struct cls_class.flags: which of a class's settings are on.  Every
+ * setting has a bit here, wherever its value lives (the data path's in
+ * struct cls_class, user space's in struct cls_class_meta), and its value
+ * is zero while its bit is clear: zero is off.  CLS_F_KNOWN is what this
+ * build knows; bits outside it were set by a newer build of this layout.
+ */
+#define CLS_F_VALID (1U << 0)	 /* slot is in use */
 #define CLS_F_PRIORITY (1U << 1) /* skb->priority = classid */
-#define CLS_F_MARK (1U << 2)     /* skb->mark = mark */
-#define CLS_F_DSCP (1U << 3)     /* rewrite DSCP (v4 TOS / v6 traffic class) */
-#define CLS_F_DROP (1U << 4)     /* TC_ACT_SHOT / XDP_DROP */
+#define CLS_F_MARK (1U << 2)	 /* skb->mark = mark */
+#define CLS_F_DSCP (1U << 3)	 /* rewrite DSCP (v4 TOS / v6 traffic class) */
+#define CLS_F_DROP (1U << 4)	 /* TC_ACT_SHOT / XDP_DROP */
+#define CLS_F_KNOWN                                                            \
+	(CLS_F_VALID | CLS_F_PRIORITY | CLS_F_MARK | CLS_F_DSCP | CLS_F_DROP)
 
+/*
+ * A class as the data path reads it: one inlined array read per packet.
+ * The room is for settings later builds add (zero: off), so adding one
+ * is not a layout change; records are always copied whole, so a build
+ * keeps the bytes of settings it does not know.
+ */
+#define CLS_CLASS_SIZE 64
 struct cls_class {
 	__u32 classid; /* tc handle MAJ:MIN, as TC_H_MAKE() builds it */
 	__u32 mark;
-	__u16 flags;
-	__u8 dscp; /* 0..63 */
-	__u8 pad;
+	__u32 flags; /* CLS_F_* */
+	__u8 dscp;   /* 0..63 */
+	__u8 room[CLS_CLASS_SIZE - 13];
 };
 
-/* User-space only metadata, kept in BPF memory so the CLI stays stateless. */
+/*
+ * User-space only: the name, and room for settings only user space reads
+ * (their bits are in struct cls_class.flags).  Kept in BPF memory so the
+ * CLI stays stateless.
+ */
+#define CLS_CLASS_META_SIZE 128
 struct cls_class_meta {
 	char name[CLS_NAME_MAX];
+	__u8 room[CLS_CLASS_META_SIZE - CLS_NAME_MAX];
 };
+
+_Static_assert(sizeof(struct cls_class) == CLS_CLASS_SIZE, "class layout");
+_Static_assert(sizeof(struct cls_class_meta) == CLS_CLASS_META_SIZE,
+	       "class name layout");
 
 /*
  * Why a packet was left unclassified (passed untouched, never dropped),
@@ -314,7 +344,7 @@ typedef __u32 mbt6_elem[MBT6_PER_ELEM];
  * template).  users: BPF (the programs read or write it) or USER (user
  * space only).  kind: TRUTH, or CACHE (derived from the other maps, so
  * the library may rebuild it: the lookup tables).
- * Adding or changing a map is a new layout (maps/layouts.c).
+ * Adding or changing a map is a new layout (maps/history.c).
  */
 /* clang-format off */
 #define CLS_MAPS(MAP, SLOTS)						       \

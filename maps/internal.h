@@ -130,10 +130,12 @@ void cls_catalog_free(struct cls_maps *m);
 /* recover.c: finish or roll back what the journal records. */
 int cls_recover(struct cls_maps *m);
 /*
- * The same on the pins of layout 4 in maps_fd, before they are moved
- * (the caller holds the lock): their IPv6 table leaves its slots first.
+ * open.c: a handle over maps of this layout made elsewhere (an upgrade's
+ * staged set), fds taken over and checked; the caller holds the lock.
  */
-int cls_recover_previous(int maps_fd, const char *root,
-			 const struct cls_open_opts *o);
+int cls_handle_adopt(struct cls_maps *m, const char *root,
+		     int fds[CLS_NR_MAPS], const struct cls_open_opts *o);
+/* Close its maps; the lock stays the caller's. */
+void cls_handle_release(struct cls_maps *m);
 
 #endif

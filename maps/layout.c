@@ -133,7 +133,8 @@ int cls_remove_pins(const char *root)
 	return err;
 }
 
-int cls_layout_settle(int dir_fd, const char *root)
+/* The record of a complete upgrade in staging/: its layout, or 0. */
+static int staged_upgrade(int dir_fd, __u32 *from)
 {
 	struct cls_state s;
 	__u32 zero = 0;
@@ -145,19 +146,31 @@ int cls_layout_settle(int dir_fd, const char *root)
 		return errno == ENOENT ? 0 : -errno;
 	sfd = cls_pin_open(fd, cls_map_specs[CLS_M_STATE].name);
 	close(fd);
-	if (sfd >= 0) {
-		err = bpf_map_lookup_elem(sfd, &zero, &s) ? -errno : 0;
-		close(sfd);
-		if (!err && s.magic == CLS_STATE_MAGIC &&
-		    s.journal.op == CLS_OP_MIGRATE) {
-			cls_set_error("%s: an upgrade from layout %u was "
-				      "interrupted: run 'classifier upgrade' "
-				      "to finish it",
-				      root, s.journal.migrate.from);
-			return -EINPROGRESS;
-		}
+	if (sfd < 0)
+		return 0;
+	/* Every layout with a state map has its magic and version there. */
+	err = bpf_map_lookup_elem(sfd, &zero, &s) ? -errno : 0;
+	close(sfd);
+	if (err || s.magic != CLS_STATE_MAGIC ||
+	    s.journal.op != CLS_OP_MIGRATE || s.layout < 4)
+		return 0;
+	*from = s.journal.migrate.from;
+	return s.layout;
+}
+
+int cls_layout_settle(int dir_fd, const char *root)
+{
+	__u32 from;
+	int layout = staged_upgrade(dir_fd, &from), err;
+
+	if (layout > 0) {
+		cls_set_error("%s: an upgrade from layout %u was "
+			      "interrupted: run 'classifier upgrade' "
+			      "to finish it",
+			      root, from);
+		return -EINPROGRESS;
 	}
-	err = cls_dir_remove(dir_fd, "staging");
+	err = layout ? layout : cls_dir_remove(dir_fd, "staging");
 	if (err)
 		cls_set_error("%s/staging: %s", root, strerror(-err));
 	return err;
@@ -165,9 +178,12 @@ int cls_layout_settle(int dir_fd, const char *root)
 
 int cls_staging_pending(int dir_fd, const char *root)
 {
-	int err = cls_layout_settle(dir_fd, root);
+	__u32 from;
+	int layout = staged_upgrade(dir_fd, &from);
 
-	return err == -EINPROGRESS ? 1 : err;
+	if (layout)
+		return layout;
+	return cls_layout_settle(dir_fd, root);
 }
 
 int cls_layout_pin(struct cls_maps *m, int dir_fd)

@@ -193,7 +193,10 @@ int cls_migrate_stage(int dir_fd, const char *root, int from,
 		      const struct cls_open_opts *o);
 int cls_staging_fds(int dir_fd, int fds[CLS_NR_MAPS]);
 int cls_migrate_commit(int dir_fd, const char *root);
-/* 1 if staging/ holds a complete upgrade, 0 if not (removed if half-built). */
+/*
+ * The layout of a complete upgrade staging/ holds (this build's, or an
+ * older build's it interrupted), 0 if none (removed if half-built).
+ */
 int cls_staging_pending(int dir_fd, const char *root);
 /* Unpin everything under root and remove it (after detaching). */
 int cls_remove_pins(const char *root);

@@ -1,296 +1,535 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Moving the pins of an older layout to this one, in place.
+ * Moving the pins of an older layout to this one, in place: the chain.
  *
- * The new layout is built whole in staging/: maps whose shape did not
- * change (classes, names, counters) are pinned there as they are, so
- * counters keep counting through the move; the others are made new and
- * filled from the old ones.  The record in staging/state marks it
- * complete.  The loader then points every attachment at programs bound to
- * staging/ (both sets of maps say the same meanwhile), and one
- * renameat2(RENAME_EXCHANGE) makes staging/ the live maps/.  A crash
- * before the record: staging/ is dropped, the old layout stays.  After
- * it: the upgrade is run forward to the end.
+ * The old pins are checked against their layout's shapes (maps/history.c),
+ * then each layout's changes are applied in turn, 3 -> 4 -> 5 -> ..., to a
+ * set of maps held in memory: a map no layout changed is carried as it
+ * is (counters keep counting), a changed one is made anew and filled by
+ * its conversion.  The result is this build's layout, made whole in
+ * staging/ with one record that marks it complete.  The loader then
+ * points every attachment at programs bound to staging/ (both sets say
+ * the same meanwhile), and one renameat2(RENAME_EXCHANGE) makes it the
+ * live maps/.  A crash before the record: staging/ is dropped, the old
+ * layout stays.  After it: the upgrade is run forward to the end.
  *
- * Layout 3 (classifier until 2026-11-30): config {stats_on, abi_version,
- * lookup_mode, pad}; routes_v4/routes_v6, one-slot ARRAY_OF_MAPS whose
- * tries map a prefix to a bare class index; dir24, a flat table; no IPv6
- * table.
- *
- * Layout 4 (until 2026-12-01): this one but for the IPv6 table, in 8-byte
- * elements, and config's last word, unused.  Its tries and IPv4 table are
- * carried with their slots; the IPv6 table is rebuilt from the live trie.
- * A change it left half done is first finished on its own pins, as its
- * classifier would have (the journal is the same): config and state are
- * copied after that.
+ * The new set shares only maps that hold what packets read (classes,
+ * names, counters, the slots' tries and tables) with the old one: its
+ * config, state and slotted outer maps are its own.  So the old layout's
+ * journal, converted forward with the state, is settled on the new set by
+ * this build's recovery without disturbing what the old programs read
+ * (the old record itself stays until the exchange removes the old pins);
+ * the lookup tables leave its slots first, and the upkeep builds them.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 
+#include "maps/history.h"
 #include "maps/layout.h"
 
-struct v3_config {
-	__u32 stats_on;
-	__u32 abi_version;
-	__u32 lookup_mode;
-	__u32 pad;
+#define MAX_MAPS CLS_HISTORY_MAX_MAPS
+
+struct set_map {
+	const char *name;
+	const struct cls_map_spec *spec; /* its shape in that layout */
+	int fd;				 /* -1: not made yet */
+	bool made;			 /* by this upgrade, else the old pin */
 };
 
-/* Maps an older layout shares with this one, shape for shape. */
-static const enum cls_map_id carried_3[] = {CLS_M_CLASSES, CLS_M_CLASS_META,
-					    CLS_M_STATS};
-static const enum cls_map_id carried_4[] = {
-	CLS_M_CLASSES, CLS_M_CLASS_META, CLS_M_STATS,
-	CLS_M_TRIE_V4, CLS_M_TRIE_V6,	 CLS_M_TABLE_V4};
+/* The maps of one layout. */
+struct set {
+	unsigned int version;
+	struct set_map map[MAX_MAPS];
+	size_t n;
+};
 
-static int open_dir(int dir_fd, const char *name)
+struct cls_chain {
+	const char *root;
+	struct set old, new;
+};
+
+static struct set_map *find(struct set *s, const char *name)
 {
-	int fd = openat(dir_fd, name,
-			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	size_t i;
 
-	return fd < 0 ? -errno : fd;
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->map[i].name, name))
+			return &s->map[i];
+	return NULL;
 }
 
-static int carry(struct cls_maps *n, int old_fd, const char *root, int from)
+static const struct cls_map_change *change_of(const struct cls_layout *l,
+					      const char *name)
 {
-	const enum cls_map_id *carried = from == 3 ? carried_3 : carried_4;
-	size_t i, count = from == 3 ? sizeof(carried_3) / sizeof(carried_3[0])
-				    : sizeof(carried_4) / sizeof(carried_4[0]);
-	char why[256];
+	const struct cls_map_change *c;
+
+	for (c = l->changes; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+/* The maps of layout `version`, none made yet. */
+static int shapes_of(unsigned int version, struct set *s)
+{
+	struct cls_layout_map maps[MAX_MAPS];
+	size_t i;
 	int err;
 
-	for (i = 0; i < count; i++) {
-		enum cls_map_id id = carried[i];
+	memset(s, 0, sizeof(*s));
+	s->version = version;
+	err = cls_layout_maps(version, maps, &s->n);
+	for (i = 0; i < s->n; i++)
+		s->map[i] = (struct set_map){
+			.name = maps[i].name, .spec = maps[i].spec, .fd = -1};
+	if (err)
+		s->n = 0;
+	return err;
+}
 
-		n->fd[id] = cls_pin_open(old_fd, cls_map_specs[id].name);
-		if (n->fd[id] < 0) {
-			cls_set_error("%s/maps/%s: %s", root,
-				      cls_map_specs[id].name,
-				      strerror(-n->fd[id]));
-			return n->fd[id];
+static void set_close(struct set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->map[i].fd >= 0)
+			close(s->map[i].fd);
+	s->n = 0;
+}
+
+static int bad_pin(const char *root, const char *why, int err)
+{
+	cls_set_error("%s/maps/%s", root, why);
+	return err;
+}
+
+/* The old pins, each checked against its layout's shape. */
+static int open_old(struct cls_chain *c, int maps_fd, unsigned int from)
+{
+	char why[256];
+	size_t i;
+	int err;
+
+	err = shapes_of(from, &c->old);
+	for (i = 0; i < c->old.n && !err; i++) {
+		struct set_map *m = &c->old.map[i];
+
+		m->fd = cls_pin_open(maps_fd, m->name);
+		if (m->fd == -ENOENT) {
+			snprintf(why, sizeof(why),
+				 "%s is missing: these are not whole layout "
+				 "%u pins ('classifier purge' starts over)",
+				 m->name, from);
+			return bad_pin(c->root, why, -EUCLEAN);
 		}
-		err = cls_map_check(n->fd[id], &cls_map_specs[id], NULL, why,
-				    sizeof(why));
-		if (err) {
-			cls_set_error("%s/maps/%s", root, why);
-			return err;
+		if (m->fd < 0) {
+			snprintf(why, sizeof(why), "%s: %s", m->name,
+				 strerror(-m->fd));
+			return bad_pin(c->root, why, m->fd);
 		}
+		err = cls_map_check(m->fd, m->spec, NULL, why, sizeof(why));
+		if (err)
+			return bad_pin(c->root, why, err);
 	}
+	return err;
+}
+
+static int entries_of(int fd, __u32 *n)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	*n = info.max_entries;
 	return 0;
 }
 
-/* Every route of one old trie, re-encoded, into the new trie in slot 0. */
-static int move_routes(struct cls_maps *n, int old_fd, const char *name,
-		       int family, struct cls_route **out, size_t *count)
+/* The map in slot g of an outer map, -ENOENT if empty. */
+static int slot_fd(int outer, __u32 g)
 {
-	enum cls_slotted s = family == AF_INET6 ? CLS_S_TRIE_V6 : CLS_S_TRIE_V4;
-	size_t cap = 0;
-	__u32 zero = 0, id;
-	int outer, trie, fd, err;
+	__u32 id;
+	int fd;
 
-	*out = NULL;
-	*count = 0;
-	outer = cls_pin_open(old_fd, name);
-	if (outer < 0)
-		return outer;
-	trie = bpf_map_lookup_elem(outer, &zero, &id)
-		       ? -errno
-		       : bpf_map_get_fd_by_id(id);
-	if (trie < 0 && trie != -ENOENT)
-		trie = -errno;
-	close(outer);
-	if (trie < 0)
-		return trie;
-	/* A bare class index reads as a hand route of unknown length. */
-	err = cls_trie_dump(trie, family, CLS_SRC_ALL, out, count, &cap);
-	close(trie);
-	if (!err)
-		err = cls_route_sort(*out, *count);
-	fd = err ? err : cls_slot_get(n, s, 0);
-	if (fd < 0)
-		return fd;
-	err = cls_trie_fill(fd, family, *out, *count);
-	close(fd);
+	if (bpf_map_lookup_elem(outer, &g, &id))
+		return -errno;
+	fd = bpf_map_get_fd_by_id(id);
+	return fd < 0 ? -errno : fd;
+}
+
+static int slot_put(int outer, __u32 g, int fd)
+{
+	return bpf_map_update_elem(outer, &g, &fd, BPF_ANY) ? -errno : 0;
+}
+
+#define CHUNK 4096
+
+static void convert_one(cls_value_fn fn, const void *key, const void *old,
+			size_t vi, void *new, size_t vo)
+{
+	memset(new, 0, vo);
+	if (fn)
+		fn(key, old, new);
+	else
+		memcpy(new, old, vi < vo ? vi : vo);
+}
+
+/* Kernels without batch operations on this map type. */
+static int copy_one_by_one(int in, const struct cls_map_spec *is, int out,
+			   size_t vo, cls_value_fn fn, __u8 *key, __u8 *val,
+			   __u8 *conv)
+{
+	__u8 *next = key + is->key_size;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(in, prev, next)) {
+		memcpy(key, next, is->key_size);
+		prev = key;
+		if (bpf_map_lookup_elem(in, key, val))
+			return -errno;
+		convert_one(fn, key, val, is->value_size, conv, vo);
+		if (bpf_map_update_elem(out, key, conv, BPF_ANY))
+			return -errno;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+static bool no_batch(int err)
+{
+	return err == -EINVAL || err == -ENOTSUPP || err == -EOPNOTSUPP;
+}
+
+/* count converted elements into out, in one call where the kernel can. */
+static int put(int out, const __u8 *keys, size_t ks, const __u8 *vals,
+	       size_t vs, __u32 count)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts, .elem_flags = BPF_ANY);
+	__u32 i, n = count;
+	int err;
+
+	if (!count || !bpf_map_update_batch(out, keys, vals, &n, &opts))
+		return 0;
+	err = -errno;
+	if (n || !no_batch(err))
+		return err;
+	for (i = 0; i < count; i++)
+		if (bpf_map_update_elem(out, keys + i * ks, vals + i * vs,
+					BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+/* Elements of `in` through fn (NULL: widened with zeros) into `out`. */
+static int copy_elems(int in, const struct cls_map_spec *is, int out,
+		      const struct cls_map_spec *os, cls_value_fn fn)
+{
+	size_t ks = is->key_size, vi = is->value_size, vo = os->value_size;
+	__u8 *keys, *vals, *conv, *batch;
+	void *at = NULL;
+	__u32 count, i;
+	int err = 0, done = 0;
+
+	if (ks != os->key_size)
+		return -EINVAL;
+	keys = malloc(CHUNK * ks);
+	vals = malloc(CHUNK * vi);
+	conv = malloc(CHUNK * vo);
+	batch = malloc(2 * ks);
+	if (!keys || !vals || !conv || !batch)
+		err = -ENOMEM;
+	while (!err && !done) {
+		count = CHUNK;
+		if (bpf_map_lookup_batch(in, at, batch, keys, vals, &count,
+					 NULL)) {
+			err = -errno;
+			if (!at && no_batch(err)) {
+				err = copy_one_by_one(in, is, out, vo, fn,
+						      batch, vals, conv);
+				break;
+			}
+			if (err != -ENOENT)
+				break;
+			err = 0;
+			done = 1;
+		}
+		at = batch;
+		for (i = 0; i < count; i++)
+			convert_one(fn, keys + i * ks, vals + i * vi, vi,
+				    conv + i * vo, vo);
+		err = put(out, keys, ks, conv, vo, count);
+	}
+	free(keys);
+	free(vals);
+	free(conv);
+	free(batch);
 	return err;
 }
 
-/* One entry of an old map, by pin name. */
-static int read_old(int old_fd, const char *name, void *value)
+/* The old map's elements into the new one, slot by slot if slotted. */
+static int convert(const struct set_map *o, struct set_map *n,
+		   cls_value_fn fn)
 {
-	__u32 zero = 0;
-	int fd = cls_pin_open(old_fd, name), err;
+	const struct cls_map_spec *is = o->spec->inner, *os = n->spec->inner;
+	char why[256];
+	__u32 g, entries;
+	int in, out, err = 0;
 
-	if (fd < 0)
-		return fd;
-	err = bpf_map_lookup_elem(fd, &zero, value) ? -errno : 0;
-	close(fd);
+	if (!is)
+		return copy_elems(o->fd, o->spec, n->fd, n->spec, fn);
+	for (g = 0; g < o->spec->max_entries && g < n->spec->max_entries &&
+		    !err;
+	     g++) {
+		in = slot_fd(o->fd, g);
+		if (in == -ENOENT)
+			continue;
+		if (in < 0)
+			return in;
+		err = cls_map_check(in, is, &entries, why, sizeof(why));
+		out = err ? err : cls_map_create(os, entries);
+		err = out < 0 ? out : copy_elems(in, is, out, os, fn);
+		if (!err)
+			err = slot_put(n->fd, g, out);
+		if (out >= 0)
+			close(out);
+		close(in);
+	}
 	return err;
+}
+
+/* One map of the new layout, made and filled as its change says. */
+static int make(struct cls_chain *c, struct set_map *n,
+		const struct cls_map_change *ch)
+{
+	struct set_map *o = ch->added ? NULL
+				      : find(&c->old, ch->was ? ch->was
+							      : ch->name);
+	__u32 entries = 0;
+	int err;
+
+	if (!ch->added && !o)
+		return -EINVAL; /* the history says a map that is not there */
+	if (o && !n->spec->inner && (err = entries_of(o->fd, &entries)))
+		return err;
+	n->fd = cls_map_create(n->spec, entries);
+	if (n->fd < 0)
+		return n->fd;
+	n->made = true;
+	if (ch->build) {
+		struct cls_step_maps made = {.n = c->new.n};
+		size_t i;
+
+		for (i = 0; i < made.n; i++) {
+			made.name[i] = c->new.map[i].name;
+			made.fd[i] = c->new.map[i].fd;
+		}
+		return ch->build(&made, n->fd);
+	}
+	if (o && (ch->value || !n->spec->derived))
+		return convert(o, n, ch->value);
+	return 0; /* new, or a cache: the upkeep fills it */
+}
+
+/* From the old set's layout to the next: the new set. */
+static int step(struct cls_chain *c)
+{
+	const struct cls_layout *l = cls_history_of(c->old.version + 1);
+	const struct cls_map_change *ch;
+	struct set_map *o;
+	size_t i;
+	int err;
+
+	err = l ? shapes_of(l->version, &c->new) : -ENOENT;
+	for (i = 0; i < c->new.n && !err; i++) {
+		struct set_map *n = &c->new.map[i];
+
+		ch = change_of(l, n->name);
+		if (ch) {
+			err = make(c, n, ch);
+			continue;
+		}
+		o = find(&c->old, n->name);
+		if (!o)
+			return -EINVAL;
+		n->fd = dup(o->fd);
+		n->made = o->made;
+		if (n->fd < 0)
+			err = -errno;
+	}
+	if (err)
+		return err;
+	set_close(&c->old);
+	c->old = c->new;
+	c->new.n = 0;
+	return 0;
 }
 
 /*
- * The IPv6 table the policy in s wants for these routes (address order)
- * into slot gen, and its format into config.
+ * Config, state and the slotted maps' outer maps of the old pins get
+ * copies of their own: settling the journal and the upkeep write them,
+ * and the old programs read the old ones until the exchange.
  */
-static int table6_into(struct cls_maps *n, const struct cls_state *s,
-		       const struct cls_route *r, size_t count, __u32 gen)
+static int unshare(struct set_map *m, enum cls_map_id id)
 {
-	int table6, err;
-	__u8 format6;
+	const struct cls_map_spec *s = m->spec;
+	__u32 g;
+	int fd, in, err = 0;
 
-	err = cls_table6_build(s, r, count, &table6, &format6);
-	if (!err && table6 >= 0)
-		err = cls_slot_set(n, CLS_S_TABLE_V6, gen, table6);
-	if (!err)
-		err = cls_table6_format_set(n, gen, format6);
-	if (table6 >= 0)
-		close(table6);
+	if (m->made || (!s->inner && id != CLS_M_CONFIG && id != CLS_M_STATE))
+		return 0;
+	fd = cls_map_create(s, 0);
+	if (fd < 0)
+		return fd;
+	if (!s->inner)
+		err = copy_elems(m->fd, s, fd, s, NULL);
+	for (g = 0; s->inner && g < s->max_entries && !err; g++) {
+		in = slot_fd(m->fd, g);
+		if (in == -ENOENT)
+			continue;
+		err = in < 0 ? in : slot_put(fd, g, in);
+		if (in >= 0)
+			close(in);
+	}
+	if (err) {
+		close(fd);
+		return err;
+	}
+	close(m->fd);
+	m->fd = fd;
+	m->made = true;
+	return 0;
+}
+
+/* The lookup tables out of the new set's slots: the upkeep rebuilds them. */
+static int caches_out(struct cls_maps *n)
+{
+	__u32 g;
+	int s, err = 0;
+
+	for (s = 0; s < CLS_NR_SLOTTED && !err; s++)
+		for (g = 0; g < CLS_GENERATIONS && !err; g++)
+			if (cls_slot_spec(s)->derived)
+				err = cls_slot_clear(n, s, g);
 	return err;
 }
 
-static int fill_new(struct cls_maps *n, int old_fd, struct cls_state *s)
+/* This layout's version in config and state, and the old journal settled. */
+static int settle(struct cls_maps *n)
 {
-	struct cls_route *v4 = NULL, *v6 = NULL;
-	struct v3_config old;
 	struct cls_config cfg;
-	size_t n4, n6;
-	int table = -1, err;
+	struct cls_state s;
+	int err;
 
-	err = read_old(old_fd, "config", &old);
-	if (!err)
-		err = cls_config_read(n, &cfg);
+	err = cls_config_read(n, &cfg);
 	if (!err) {
-		cfg.stats_on = old.stats_on;
+		cfg.layout = CLS_LAYOUT_VERSION;
 		err = cls_config_write(n, &cfg);
 	}
 	if (!err)
-		err = move_routes(n, old_fd, "routes_v4", AF_INET, &v4, &n4);
-	if (!err)
-		err = move_routes(n, old_fd, "routes_v6", AF_INET6, &v6, &n6);
-	if (!err)
-		err = cls_state_read(n, s);
+		err = cls_state_read(n, &s);
 	if (!err) {
-		s->routes[0][0] = n4;
-		s->routes[1][0] = n6;
-		err = cls_table_build(s, v4, n4, &table);
+		s.layout = CLS_LAYOUT_VERSION;
+		err = cls_state_write(n, &s);
 	}
-	if (!err && table >= 0)
-		err = cls_slot_set(n, CLS_S_TABLE_V4, 0, table);
+	if (!err && s.journal.op != CLS_OP_NONE)
+		err = caches_out(n);
+	if (!err && s.journal.op != CLS_OP_NONE)
+		err = cls_recover(n);
+	cls_step("migrate: settled");
 	if (!err)
-		err = table6_into(n, s, v6, n6, 0);
-	if (table >= 0)
-		close(table);
-	free(v4);
-	free(v6);
+		err = cls_table_maintain(n);
+	cls_step("migrate: tables built");
 	return err;
 }
 
-/* The IPv6 table for the live generation, from the carried live trie. */
-static int table6_from_trie(struct cls_maps *n, const struct cls_state *s,
-			    __u32 gen)
+/* The new set, settled, pinned in staging/, then the record. */
+static int stage(struct cls_chain *c, int dir_fd, int from,
+		 const struct cls_open_opts *o)
 {
-	struct cls_route *r = NULL;
-	size_t count = 0, cap = 0;
-	int trie, err;
-
-	trie = cls_slot_get(n, CLS_S_TRIE_V6, gen);
-	if (trie < 0)
-		return trie;
-	err = cls_trie_dump(trie, AF_INET6, CLS_SRC_ALL, &r, &count, &cap);
-	close(trie);
-	if (!err)
-		err = cls_route_sort(r, count);
-	if (!err)
-		err = table6_into(n, s, r, count, gen);
-	free(r);
-	return err;
-}
-
-static int fill_from_4(struct cls_maps *n, int old_fd, const char *root,
-		       const struct cls_open_opts *o, struct cls_state *s)
-{
-	struct cls_config old, cfg;
-	int err;
-
-	err = read_old(old_fd, "state", s);
-	if (!err && s->journal.op != CLS_OP_NONE)
-		err = cls_recover_previous(old_fd, root, o);
-	if (!err)
-		err = read_old(old_fd, "state", s);
-	if (!err)
-		err = read_old(old_fd, "config", &old);
-	if (!err)
-		err = cls_config_read(n, &cfg);
-	if (err)
-		return err;
-	cfg.stats_on = old.stats_on;
-	cfg.gen = old.gen & (CLS_GENERATIONS - 1);
-	err = cls_config_write(n, &cfg);
-	s->layout = CLS_LAYOUT_VERSION;
-	if (!err)
-		err = cls_state_write(n, s);
-	return err ? err : table6_from_trie(n, s, cfg.gen);
-}
-
-int cls_migrate_stage(int dir_fd, const char *root, int from,
-		      const struct cls_open_opts *o)
-{
+	int fds[CLS_NR_MAPS], id, st_fd = -1, err = 0;
 	struct cls_maps n;
 	struct cls_state s;
-	int old_fd = -1, st_fd = -1, id, err;
 
-	memset(&n, 0, sizeof(n));
-	for (id = 0; id < CLS_NR_MAPS; id++)
-		n.fd[id] = -1;
-	if (from != 3 && from != 4) {
-		cls_set_error("%s: pins are layout %d; this classifier moves "
-			      "layouts 3 and 4 only ('classifier purge' starts "
-			      "over)",
-			      root, from);
-		return -EPROTO;
+	for (id = 0; id < CLS_NR_MAPS && !err; id++)
+		err = unshare(&c->old.map[id], id);
+	if (err)
+		return err;
+	for (id = 0; id < CLS_NR_MAPS; id++) {
+		fds[id] = c->old.map[id].fd;
+		c->old.map[id].fd = -1;
 	}
-	err = cls_dir_remove(dir_fd, "staging");
-	if (!err)
-		err = old_fd = open_dir(dir_fd, "maps");
-	if (err >= 0)
-		err = carry(&n, old_fd, root, from);
-	if (!err)
-		err = cls_layout_new_maps(&n);
-	cls_step("migrate: maps made");
-	if (!err)
-		err = from == 3 ? fill_new(&n, old_fd, &s)
-				: fill_from_4(&n, old_fd, root, o, &s);
-	cls_step("migrate: maps filled");
+	err = cls_handle_adopt(&n, c->root, fds, o);
+	if (err)
+		return err;
+	err = settle(&n);
 	if (!err && mkdirat(dir_fd, "staging", 0700) < 0)
 		err = -errno;
+	if (!err && (st_fd = openat(dir_fd, "staging",
+				    O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		err = -errno;
 	if (!err)
-		err = st_fd = open_dir(dir_fd, "staging");
-	if (err >= 0)
 		err = cls_layout_pin(&n, st_fd);
 	cls_step("migrate: pinned in staging");
 	/* The record last: it says staging/ is complete. */
+	if (!err)
+		err = cls_state_read(&n, &s);
 	if (!err) {
 		s.journal.migrate.from = from;
 		err = cls_journal_begin(&n, &s, CLS_OP_MIGRATE);
 	}
 	cls_step("migrate: recorded");
-	for (id = 0; id < CLS_NR_MAPS; id++)
-		if (n.fd[id] >= 0)
-			close(n.fd[id]);
-	if (old_fd >= 0)
-		close(old_fd);
 	if (st_fd >= 0)
 		close(st_fd);
-	if (err < 0 && !*cls_open_error())
+	cls_handle_release(&n);
+	return err;
+}
+
+int cls_migrate_stage(int dir_fd, const char *root, int from,
+		      const struct cls_open_opts *o)
+{
+	struct cls_chain c = {.root = root};
+	char what[32];
+	int maps_fd, err;
+
+	if (from < (int)cls_layouts[0].version || from >= CLS_LAYOUT_VERSION) {
+		cls_set_error("%s: pins are layout %d; this classifier moves "
+			      "layouts %u to %d only ('classifier purge' "
+			      "starts over)",
+			      root, from, cls_layouts[0].version,
+			      CLS_LAYOUT_VERSION - 1);
+		return -EPROTO;
+	}
+	cls_set_error("%s", "");
+	err = cls_dir_remove(dir_fd, "staging");
+	maps_fd = err ? err
+		      : openat(dir_fd, "maps",
+			       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (!err && maps_fd < 0)
+		err = -errno;
+	if (!err)
+		err = open_old(&c, maps_fd, from);
+	while (!err && c.old.version < CLS_LAYOUT_VERSION) {
+		err = step(&c);
+		snprintf(what, sizeof(what), "migrate: layout %u made",
+			 c.old.version);
+		cls_step(what);
+	}
+	if (!err)
+		err = stage(&c, dir_fd, from, o);
+	set_close(&c.old);
+	set_close(&c.new);
+	if (maps_fd >= 0)
+		close(maps_fd);
+	if (err && !*cls_open_error())
 		cls_set_error("moving %s to layout %d: %s", root,
 			      CLS_LAYOUT_VERSION, strerror(-err));
-	return err < 0 ? err : 0;
+	return err;
 }
 
 int cls_staging_fds(int dir_fd, int fds[CLS_NR_MAPS])
@@ -299,9 +538,10 @@ int cls_staging_fds(int dir_fd, int fds[CLS_NR_MAPS])
 
 	for (id = 0; id < CLS_NR_MAPS; id++)
 		fds[id] = -1;
-	st_fd = open_dir(dir_fd, "staging");
+	st_fd = openat(dir_fd, "staging",
+		       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (st_fd < 0)
-		return st_fd;
+		return -errno;
 	for (id = 0; id < CLS_NR_MAPS && !err; id++) {
 		fds[id] = cls_pin_open(st_fd, cls_map_specs[id].name);
 		if (fds[id] < 0)
@@ -330,7 +570,8 @@ int cls_migrate_commit(int dir_fd, const char *root)
 	memset(&n, 0, sizeof(n));
 	for (id = 0; id < CLS_NR_MAPS; id++)
 		n.fd[id] = -1;
-	fd = open_dir(dir_fd, "maps");
+	fd = openat(dir_fd, "maps",
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (!err && fd >= 0) {
 		n.fd[CLS_M_STATE] = cls_pin_open(fd, "state");
 		err = n.fd[CLS_M_STATE] < 0 ? n.fd[CLS_M_STATE]
@@ -343,6 +584,6 @@ int cls_migrate_commit(int dir_fd, const char *root)
 	if (fd >= 0)
 		close(fd);
 	else if (!err)
-		err = fd;
+		err = -errno;
 	return err;
 }

@@ -406,31 +406,29 @@ int cls_open(struct cls_maps *m, const struct cls_open_opts *o)
 	return err;
 }
 
-int cls_recover_previous(int maps_fd, const char *root,
-			 const struct cls_open_opts *o)
+int cls_handle_adopt(struct cls_maps *m, const char *root,
+		     int fds[CLS_NR_MAPS], const struct cls_open_opts *o)
 {
-	struct cls_maps m;
-	__u32 gen;
 	int id, err = 0;
 
-	init_handle(&m, o);
-	snprintf(m.root, sizeof(m.root), "%s", root);
-	m.locked = true; /* the caller holds the lock */
-	for (id = 0; id < CLS_NR_MAPS && !err; id++) {
-		m.fd[id] = cls_pin_open(maps_fd, cls_map_specs[id].name);
-		err = m.fd[id] < 0 ? m.fd[id] : check_pin(&m, id);
+	init_handle(m, o);
+	snprintf(m->root, sizeof(m->root), "%s", root);
+	m->locked = true; /* the caller holds the lock */
+	for (id = 0; id < CLS_NR_MAPS; id++) {
+		m->fd[id] = fds[id];
+		fds[id] = -1;
 	}
-	/*
-	 * Its IPv6 table is of another shape: out of its slots, the trie
-	 * answers for IPv6 and no recovery step reads the table.  The new
-	 * layout gets a table of its own.
-	 */
-	for (gen = 0; gen < CLS_GENERATIONS && !err; gen++)
-		err = cls_slot_clear(&m, CLS_S_TABLE_V6, gen);
-	if (!err)
-		err = cls_recover(&m);
-	close_fds(&m);
+	for (id = 0; id < CLS_NR_MAPS && !err; id++)
+		err = check_pin(m, id);
+	if (err)
+		cls_handle_release(m);
 	return err;
+}
+
+void cls_handle_release(struct cls_maps *m)
+{
+	close_fds(m);
+	m->locked = false;
 }
 
 int cls_lock(struct cls_maps *m, int wait_ms)

@@ -7,8 +7,9 @@
  * progress (there is one at most: changes hold the lock).  A process that
  * dies mid-change leaves its record; the next one to take the lock
  * finishes or rolls back what the record describes.
- * Its size is fixed (reserved bytes at the end) so fields can be added
- * without a new layout.
+ * Its size never changes (a build of any layout reads the magic and the
+ * layout version first); reserved bytes let fields be added without a
+ * new layout, and the journal's records have room to grow.
  */
 #ifndef CLS_STATE_H
 #define CLS_STATE_H
@@ -46,6 +47,7 @@ enum cls_swap_kind {
 	CLS_SWAP_TABLE,
 };
 
+#define CLS_JOURNAL_ROOM 256
 struct cls_journal {
 	__u32 op;    /* enum cls_op */
 	__u32 phase; /* op-specific */
@@ -69,6 +71,7 @@ struct cls_journal {
 		struct {
 			__u32 was_on;
 		} stats;
+		/* the class's records whole, settings unknown to us too */
 		struct {
 			__u32 idx;
 			__u32 del;
@@ -78,7 +81,7 @@ struct cls_journal {
 		struct {
 			__u32 from; /* layout version migrated from */
 		} migrate;
-		__u8 raw[96];
+		__u8 raw[CLS_JOURNAL_ROOM];
 	};
 };
 
@@ -116,13 +119,14 @@ struct cls_state {
 	__u32 table_groups; /* with CLS_TABLE_ON */
 	__u32 pad;
 	__u32 routes[2][2]; /* [family slot][0 hand, 1 synced] */
-	struct cls_journal journal;
 	struct cls_sync_status sync;
-	__u8 reserved[CLS_STATE_SIZE - 40 - sizeof(struct cls_journal) -
-		      sizeof(struct cls_sync_status)];
+	__u8 reserved[CLS_STATE_SIZE - 40 - sizeof(struct cls_sync_status) -
+		      sizeof(struct cls_journal)];
+	struct cls_journal journal;
 };
 
-_Static_assert(sizeof(struct cls_journal) == 112, "journal layout");
+_Static_assert(sizeof(struct cls_journal) == 16 + CLS_JOURNAL_ROOM,
+	       "journal layout");
 _Static_assert(sizeof(struct cls_state) == CLS_STATE_SIZE, "state layout");
 
 #endif

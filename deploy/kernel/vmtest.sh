@@ -63,8 +63,10 @@ netns_initramfs() {
 	# (make OUTPUT=$CLS_OUT $CLS_OUT/fault/classifier
 	#  $CLS_OUT/tests/check_state prev)
 	for t in fault/classifier:classifier-fault tests/check_state:check_state \
-		prev/build/classifier:classifier-prev \
-		landed/build/classifier:classifier-landed; do
+		$(cd "$CLS_OUT" && for d in from-*; do
+			echo "$d/build/classifier:classifier-$d"
+			echo "$d/build/fault/classifier:classifier-$d-fault"
+		done); do
 		if [ -x "$CLS_OUT/${t%%:*}" ]; then
 			copy_with_libs "$CLS_OUT/${t%%:*}" "/usr/bin/${t##*:}"
 		else

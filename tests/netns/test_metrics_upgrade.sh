@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # A real upgrade under the long-running readers: the previous layout's
-# classifier ($CLASSIFIER_PREV, layout 3) sets up a class, a route and an
+# classifier ($CLASSIFIER_FROM_3, layout 3) sets up a class, a route and an
 # attachment, and traffic is counted.  `classifier exporter` and `-j stats
 # watch` of this build cannot read those pins: the exporter serves
 # classifier_up 0 and logs why (run 'classifier upgrade') once; watch
@@ -14,10 +14,10 @@
 # shellcheck source=tests/netns/metrics.sh
 . "$(dirname "$0")/metrics.sh"
 
-[ -x "${CLASSIFIER_PREV:-}" ] || fail "no previous classifier (make netns builds it)"
+[ -x "${CLASSIFIER_FROM_3:-}" ] || fail "no layout 3 classifier (make netns builds it)"
 old()
 {
-	nsenter --net="/run/netns/$NS_S" "$CLASSIFIER_PREV" --bpffs "$BPFFS" "$@"
+	nsenter --net="/run/netns/$NS_S" "$CLASSIFIER_FROM_3" --bpffs "$BPFFS" "$@"
 }
 
 metrics_setup

@@ -115,32 +115,41 @@ finish_and_check()
 		fail "$1: an attachment still runs the old build"
 }
 
+# upgrade_killed_at_each_step BINARY WHAT MIN_STEPS: BINARY (a fault
+# build) runs `upgrade` on the old classifier's pins of $WORK/small and
+# is killed at step 1, 2, ... of it; the next `upgrade` of this build
+# must finish, whole.  At least MIN_STEPS crash points must be met.
+upgrade_killed_at_each_step()
+{
+	local step=1 rc
+
+	while :; do
+		old_setup "$WORK/small"
+		rc=0
+		nsenter --net="/run/netns/$NS_S" env CLS_FAULT_STEP=$step \
+			"$1" --bpffs "$BPFFS" upgrade > /dev/null 2>&1 || rc=$?
+		[ "$rc" -eq 0 ] && break
+		[ "$rc" -eq 137 ] || fail "$2, step $step: exited $rc"
+		finish_and_check "$2 killed at step $step"
+		step=$((step + 1))
+	done
+	[ "$step" -gt "$3" ] || fail "$2 has only $((step - 1)) crash points"
+	log "$2: $((step - 1)) crash points, each finished by the next upgrade"
+}
+
 # upgrade_crashes MIN_STEPS: every crash point of `upgrade` (the fault
 # build) and 10 kill -9 at random moments, each on the old classifier's
 # pins (a smaller set: this runs many times); the next `upgrade` must
 # finish, whole.  At least MIN_STEPS crash points must be met.
 upgrade_crashes()
 {
-	local step=1 rc trial pid
+	local trial pid
 
 	head -n 5000 "$WORK/routes" > "$WORK/small"
 	echo "198.51.100.0/24 web" >> "$WORK/small"
 	old_setup "$WORK/small"
 	old route list > "$WORK/small_list"
-	while :; do
-		old_setup "$WORK/small"
-		rc=0
-		nsenter --net="/run/netns/$NS_S" env CLS_FAULT_STEP=$step \
-			"$CLASSIFIER_FAULT" --bpffs "$BPFFS" upgrade \
-			> /dev/null 2>&1 || rc=$?
-		[ "$rc" -eq 0 ] && break
-		[ "$rc" -eq 137 ] || fail "upgrade, step $step: exited $rc"
-		finish_and_check "upgrade killed at step $step"
-		step=$((step + 1))
-	done
-	[ "$step" -gt "$1" ] ||
-		fail "upgrade has only $((step - 1)) crash points"
-	log "upgrade: $((step - 1)) crash points, each finished by the next upgrade"
+	upgrade_killed_at_each_step "$CLASSIFIER_FAULT" upgrade "$1"
 	for trial in $(seq 1 10); do
 		old_setup "$WORK/small"
 		nsenter --net="/run/netns/$NS_S" "$CLASSIFIER" --bpffs "$BPFFS" \

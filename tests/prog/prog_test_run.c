@@ -1084,6 +1084,31 @@ static int tc_drop_shot(struct t *t)
 	return 0;
 }
 
+/*
+ * A newer build's settings (flag bits past CLS_F_KNOWN, bytes in the
+ * record's room) change nothing this program does: it applies what it
+ * knows.
+ */
+static int tc_settings_unknown_to_it_ignored(struct t *t)
+{
+	struct cls_class cls = {.classid = 0x10020,
+				.mark = 7,
+				.flags = CLS_F_VALID | CLS_F_PRIORITY |
+					 CLS_F_MARK | ~CLS_F_KNOWN};
+	struct pkt p;
+	struct run r;
+
+	memset(cls.room, 0xff, sizeof(cls.room));
+	if (class_then_run(t, &cls, &p, &r, 0))
+		return -1;
+	CHECK(t, r.verdict == pass_verdict(t), "verdict %d, want pass",
+	      r.verdict);
+	CHECK(t, r.skb.priority == 0x10020 && r.skb.mark == 7,
+	      "priority %#x mark %#x", r.skb.priority, r.skb.mark);
+	CHECK(t, !memcmp(r.out.buf, p.buf, p.len), "packet changed");
+	return 0;
+}
+
 static int invalid_class_slot_passes_untouched(struct t *t)
 {
 	struct cls_class cls = {.classid = 0x10020,
@@ -1282,6 +1307,7 @@ static const struct test_case tests[] = {
 	TEST(tc_dscp_v4_keeps_ecn_and_checksum, TC_BOTH),
 	TEST(tc_dscp_v6_keeps_ecn_and_flow_label, TC_BOTH),
 	TEST(tc_drop_shot, TC_BOTH),
+	TEST(tc_settings_unknown_to_it_ignored, TC_BOTH),
 	TEST(invalid_class_slot_passes_untouched, ALL),
 	TEST(xdp_drop, XDP_BOTH),
 	TEST(xdp_ignores_skb_actions, XDP_BOTH),

@@ -24,9 +24,16 @@
 export PATH=/usr/local/bin:/usr/gnu/bin:/usr/sbin:/usr/bin:/bin:/sbin
 export NETNS_TEST_TIMEOUT=${NETNS_TEST_TIMEOUT:-900}
 # the builds make netns would hand the tests, where vmtest.sh carried them
-for b in CLASSIFIER_FAULT:classifier-fault CHECK_STATE:check_state \
-	CLASSIFIER_PREV:classifier-prev CLASSIFIER_LANDED:classifier-landed; do
+for b in CLASSIFIER_FAULT:classifier-fault CHECK_STATE:check_state; do
 	[ -x "/usr/bin/${b#*:}" ] && export "${b%%:*}=/usr/bin/${b#*:}"
+done
+# classifier-from-N[-fault]: CLASSIFIER_FROM_N[_FAULT] (UPGRADE_FROM)
+for f in /usr/bin/classifier-from-*; do
+	[ -x "$f" ] || continue
+	n=${f#/usr/bin/classifier-from-}
+	v=CLASSIFIER_FROM_${n%-fault}
+	[ "$n" = "${n%-fault}" ] || v=${v}_FAULT
+	export "$v=$f"
 done
 mkdir -p /run/netns
 mkdir -p /var; [ -e /var/run ] || ln -s /run /var/run

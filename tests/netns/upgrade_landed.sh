@@ -1,9 +1,10 @@
-#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# An upgrade from the classifier that landed before this one.
-# $CLASSIFIER_LANDED is built from this clone's git history
-# (tests/upgrade/build_prev.sh, LANDED_COMMIT in the Makefile), and
-# $CLASSIFIER_LANDED_FAULT is its build with crash points.
+# shellcheck shell=bash
+# An upgrade from the classifier of a landed layout with a journal
+# (sourced by test_upgrade_fromN.sh with FROM=N; not a test itself).
+# $CLASSIFIER_FROM_N is built from this clone's git history
+# (tests/upgrade/build_prev.sh, UPGRADE_FROM in the Makefile), and
+# $CLASSIFIER_FROM_N_FAULT is its build with crash points.
 #  1. It sets up classes, 100k IPv4 + 10k IPv6 routes and three
 #     attachments; UDP streams run through HTB while this build runs
 #     `upgrade` (tests/netns/upgrade.sh): nothing lost, nothing in the
@@ -14,21 +15,24 @@
 #  3. Every crash point of `upgrade` and 10 kill -9 at random moments: the
 #     next `upgrade` finishes, whole.
 #  4. The landed binary killed at each step of a route change, a route
-#     load, a class change and a counter reset: `upgrade` finishes or
-#     rolls back what it left, says so, and the state is whole.
+#     load, a class change and a counter reset: `upgrade` converts its
+#     journal forward, finishes or rolls back what it left, says so, and
+#     the state is whole.
 # shellcheck source=tests/netns/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/netns/upgrade.sh
 . "$(dirname "$0")/upgrade.sh"
 
-upgrade_from "${CLASSIFIER_LANDED:-}" landed
-[ -x "${CLASSIFIER_LANDED_FAULT:-}" ] ||
-	fail "no fault build of the landed classifier (make netns builds it)"
+old_bin=CLASSIFIER_FROM_$FROM
+old_fault_bin=CLASSIFIER_FROM_${FROM}_FAULT
+upgrade_from "${!old_bin:-}" "layout $FROM's"
+[ -x "${!old_fault_bin:-}" ] ||
+	fail "no fault build of layout $FROM's classifier (make netns builds it)"
 [ "$(old --version)" != "$(cls --version)" ] ||
 	fail "the landed classifier is this build: nothing to upgrade from"
 OLD_LAYOUT=$(old --version | version_layout)
-[ -n "$OLD_LAYOUT" ] && [ "$OLD_LAYOUT" -le "$(cls_layout)" ] ||
-	fail "the landed classifier's layout: $(old --version)"
+[ "$OLD_LAYOUT" = "$FROM" ] && [ "$OLD_LAYOUT" -le "$(cls_layout)" ] ||
+	fail "layout $FROM's classifier says: $(old --version)"
 log "from: $(old --version); to: $(cls --version)"
 
 # 1. under traffic
@@ -72,7 +76,7 @@ upgrade_crashes 1
 old_fault()
 {
 	nsenter --net="/run/netns/$NS_S" env CLS_FAULT_STEP="$1" \
-		"$CLASSIFIER_LANDED_FAULT" --bpffs "$BPFFS" "${@:2}"
+		"${!old_fault_bin}" --bpffs "$BPFFS" "${@:2}"
 }
 
 { head -n 2000 "$WORK/routes"; tail -n 2001 "$WORK/routes"; } > "$WORK/small6"
