@@ -124,9 +124,11 @@ $(OUTPUT)/tests/test_registry: tests/unit/test_registry.c \
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< $(OUTPUT)/maps/registry.o \
 		-lbpf -lelf -lz -lcmocka -o $@
 
-# The layouts that landed, as maps/history.c declares them.
-$(OUTPUT)/tests/test_history: tests/unit/test_history.c \
-		$(OUTPUT)/maps/history.o $(OUTPUT)/maps/registry.o | $(OUTPUT)/tests
+# The layouts that landed, as maps/history.c declares them; and
+# docs/architecture.md against the registry, the history and the tree.
+$(OUTPUT)/tests/test_history $(OUTPUT)/tests/test_docs: \
+		$(OUTPUT)/tests/%: tests/unit/%.c $(OUTPUT)/maps/history.o \
+		$(OUTPUT)/maps/registry.o | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ -lbpf -lelf -lz -lcmocka -o $@
 
