@@ -132,9 +132,9 @@ $(OUTPUT)/tests/test_history $(OUTPUT)/tests/test_docs: \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ -lbpf -lelf -lz -lcmocka -o $@
 
-# The CLI's error handling, and route load on a bpffs of its own: the
-# commands without main(), and the library.
-$(OUTPUT)/tests/test_cli $(OUTPUT)/tests/test_route_load: \
+# The CLI's error handling, and the CLI and the library on a bpffs of
+# their own (test_pinned): the commands without main(), and the library.
+$(OUTPUT)/tests/test_cli $(OUTPUT)/tests/test_pinned: \
 		$(OUTPUT)/tests/%: tests/unit/%.c \
 		$(filter-out $(OUTPUT)/cli/main.o,$(CLI_OBJS)) $(LIB_OBJS) \
 		$(METRICS_OBJS) | $(OUTPUT)/tests

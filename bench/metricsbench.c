@@ -3,9 +3,10 @@
  * What one metrics read costs, by part, against the pins under BPFFS (as
  * the CLI leaves them): a snapshot from a handle kept open (what
  * `classifier stats prometheus` does once per process), a snapshot with
- * the pins opened and closed around it (what every scrape of `classifier
- * exporter` and every frame of `stats watch` does), the opening and
- * closing alone, and the exposition written to memory.  Prints "part
+ * the pins opened and closed around it (what every frame of `stats watch`
+ * does), the same through read-only handles (every scrape of `classifier
+ * exporter`: the counters copied, not mapped), the opening and closing
+ * alone, and the exposition written to memory.  Prints "part
  * median max" in ms over ROUNDS rounds.
  *   metricsbench BPFFS [ROUNDS]
  */
@@ -60,7 +61,7 @@ int main(int argc, char **argv)
 {
 	int rounds = argc > 2 ? atoi(argv[2]) : 200, i, err;
 	struct cls_open_opts o = {};
-	double *t[4], t0;
+	double *t[5], t0;
 	struct metrics_snapshot s;
 	struct cls_maps m;
 	size_t bytes = 0;
@@ -70,10 +71,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	o.bpffs = argv[1];
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		t[i] = calloc(rounds, sizeof(double));
-	err = t[0] && t[1] && t[2] && t[3] ? metrics_snapshot_init(&s)
-					   : -ENOMEM;
+	err = t[0] && t[1] && t[2] && t[3] && t[4] ? metrics_snapshot_init(&s)
+						   : -ENOMEM;
 	if (!err)
 		err = cls_open(&m, &o);
 	for (i = 0; !err && i < rounds; i++) {
@@ -85,8 +86,13 @@ int main(int argc, char **argv)
 		cls_close(&m);
 	for (i = 0; !err && i < rounds; i++) {
 		t0 = now_ms();
-		err = metrics_collect_pinned(o.bpffs, &s);
+		err = metrics_collect_pinned(o.bpffs, false, &s);
 		t[1][i] = now_ms() - t0;
+	}
+	for (i = 0; !err && i < rounds; i++) {
+		t0 = now_ms();
+		err = metrics_collect_pinned(o.bpffs, true, &s);
+		t[4][i] = now_ms() - t0;
 	}
 	for (i = 0; !err && i < rounds; i++) {
 		t0 = now_ms();
@@ -110,11 +116,12 @@ int main(int argc, char **argv)
 	printf("# ms: median max over %d rounds\n", rounds);
 	report("collect_open_handle", t[0], rounds);
 	report("collect_from_pins", t[1], rounds);
+	report("collect_from_pins_read_only", t[4], rounds);
 	report("open_close", t[2], rounds);
 	report("format", t[3], rounds);
 	printf("body_bytes %zu\n", bytes);
 	metrics_snapshot_free(&s);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		free(t[i]);
 	return 0;
 }

@@ -25,7 +25,7 @@ static int scrape(void *ctx, struct metrics_snapshot *s)
 	struct exporter_src *x = ctx;
 	int err;
 
-	err = metrics_collect_pinned(x->c->bpffs, s);
+	err = metrics_collect_pinned(x->c->bpffs, true, s);
 	if (err && err != x->last_err)
 		cli_open_failed(x->c, err);
 	else if (!err && x->last_err)

@@ -284,7 +284,7 @@ static int read_pinned(void *ctx, struct metrics_snapshot *s)
 {
 	struct watch_src *w = ctx;
 
-	w->err = metrics_collect_pinned(w->c->bpffs, s);
+	w->err = metrics_collect_pinned(w->c->bpffs, false, s);
 	return w->err;
 }
 

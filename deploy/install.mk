@@ -3,8 +3,10 @@
 #
 #   make install [PREFIX=/usr/local] [DESTDIR=] [SBINDIR=] [MANDIR=] ...
 #
-# The binary, classifier(8) and classifier-sync(8), bash completion and the
-# systemd units, whose ExecStart names the installed binary.  Examples of
+# The binary, classifier(8) and classifier-sync(8), bash completion, the
+# systemd units, whose ExecStart names the installed binary, and the
+# group and pin directory of the readers (sysusers.d, tmpfiles.d: run
+# systemd-sysusers and systemd-tmpfiles --create, or reboot).  Examples of
 # the configuration go to DOCDIR/examples, never to /etc: the units do
 # nothing until /etc/default/classifier (or /etc/classifier/sync.conf)
 # exists, and an install never overwrites or removes configuration.
@@ -18,6 +20,14 @@ DOCDIR ?= $(DATADIR)/doc/classifier
 ifndef SYSTEMDUNITDIR
 SYSTEMDUNITDIR := $(or $(shell pkg-config --variable=systemdsystemunitdir \
 	systemd 2>/dev/null),/lib/systemd/system)
+endif
+ifndef SYSUSERSDIR
+SYSUSERSDIR := $(or $(shell pkg-config --variable=sysusersdir systemd \
+	2>/dev/null),/usr/lib/sysusers.d)
+endif
+ifndef TMPFILESDIR
+TMPFILESDIR := $(or $(shell pkg-config --variable=tmpfilesdir systemd \
+	2>/dev/null),/usr/lib/tmpfiles.d)
 endif
 ifndef BASHCOMPDIR
 BASHCOMPDIR := $(or $(shell pkg-config --variable=completionsdir \
@@ -43,7 +53,12 @@ install: $(OUTPUT)/classifier
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(BASHCOMPDIR) \
-		$(DESTDIR)$(DOCDIR)/examples
+		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(SYSUSERSDIR) \
+		$(DESTDIR)$(TMPFILESDIR)
+	$(Q)$(INSTALL) -m 0644 deploy/classifier.sysusers \
+		$(DESTDIR)$(SYSUSERSDIR)/classifier.conf
+	$(Q)$(INSTALL) -m 0644 deploy/classifier.tmpfiles \
+		$(DESTDIR)$(TMPFILESDIR)/classifier.conf
 	$(Q)$(INSTALL) -m 0755 $(OUTPUT)/classifier $(DESTDIR)$(SBINDIR)/
 	$(Q)$(INSTALL) -m 0644 $(addprefix deploy/man/,$(MANPAGES)) \
 		$(DESTDIR)$(MANDIR)/man8/
@@ -66,6 +81,8 @@ uninstall:
 	$(Q)rm -f $(DESTDIR)$(SBINDIR)/classifier \
 		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(MANPAGES)) \
 		$(DESTDIR)$(BASHCOMPDIR)/classifier \
+		$(DESTDIR)$(SYSUSERSDIR)/classifier.conf \
+		$(DESTDIR)$(TMPFILESDIR)/classifier.conf \
 		$(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(UNITS)) \
 		$(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(EXAMPLE_NAMES))
 	$(Q)rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || :

@@ -286,6 +286,8 @@ int cls_attach(struct cls_maps *m, const char *ifname,
 	if (!err)
 		err = cls_make_dirs(m->root);
 	if (!err)
+		err = cls_share_tree(m->dir_fd, m->root);
+	if (!err)
 		err = cls_load(m, &skel);
 	if (!err)
 		err = attach_prog(skel, m->root, ifname, opts, link, res);
@@ -492,6 +494,16 @@ static int scan_dir(const char *root, const char *dir,
 		a.tcx = is_link && a.hook == CLS_HOOK_EGRESS;
 		cls_pin_path(path, sizeof(path), root, dir, de->d_name);
 		fd = bpf_obj_get(path);
+		if (fd < 0 && errno == EACCES) {
+			/*
+			 * A reader by group (maps/share.c) sees the pin's
+			 * name, not the link or program behind it.
+			 */
+			a.ifindex = if_nametoindex(a.ifname);
+			a.defunct = !a.ifindex;
+			err = add_attachment(out, n, &a);
+			continue;
+		}
 		if (fd < 0)
 			continue;
 		if (is_link) {

@@ -16,14 +16,25 @@
 
 #include "maps/layout.h"
 
-int cls_pin_open(int dir_fd, const char *name)
+static int pin_get(int dir_fd, const char *name, __u32 file_flags)
 {
+	LIBBPF_OPTS(bpf_obj_get_opts, o, .file_flags = file_flags);
 	char path[64];
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dir_fd, name);
-	fd = bpf_obj_get(path);
+	fd = bpf_obj_get_opts(path, &o);
 	return fd < 0 ? -errno : fd;
+}
+
+int cls_pin_open(int dir_fd, const char *name)
+{
+	return pin_get(dir_fd, name, 0);
+}
+
+int cls_pin_open_ro(int dir_fd, const char *name)
+{
+	return pin_get(dir_fd, name, BPF_F_RDONLY);
 }
 
 int cls_pin_at(int dir_fd, const char *name, int fd)
@@ -45,7 +56,7 @@ int cls_layout_at(int maps_fd)
 	__u32 cfg[4];
 	int fd, layout = 0;
 
-	fd = cls_pin_open(maps_fd, cls_map_specs[CLS_M_STATE].name);
+	fd = cls_pin_open_ro(maps_fd, cls_map_specs[CLS_M_STATE].name);
 	if (fd >= 0) {
 		/* Layouts from 4 on have a state map: below, it is garbled. */
 		layout = -EUCLEAN;
@@ -57,7 +68,7 @@ int cls_layout_at(int maps_fd)
 		close(fd);
 		return layout;
 	}
-	fd = cls_pin_open(maps_fd, cls_map_specs[CLS_M_CONFIG].name);
+	fd = cls_pin_open_ro(maps_fd, cls_map_specs[CLS_M_CONFIG].name);
 	if (fd < 0)
 		return 0;
 	if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&

@@ -11,10 +11,20 @@
 #include "maps/internal.h"
 
 int cls_pin_open(int dir_fd, const char *name);
+/* The same, read-only (BPF_F_RDONLY): a write through it is -EPERM. */
+int cls_pin_open_ro(int dir_fd, const char *name);
 int cls_pin_at(int dir_fd, const char *name, int fd);
-/* The directory belongs to this user and nobody else can write it. */
-int cls_check_dir(int fd, const char *path);
+/*
+ * The directory belongs to this user (a reader: or to root) and nobody
+ * else can write it.
+ */
+int cls_check_dir(int fd, const char *path, bool reader);
 int cls_lock_dir(int fd, const char *path, int wait_ms);
+/*
+ * Directory sub of the pin directory (dir_fd), and the map pins in it
+ * with pins, given the pin directory's group access (maps/share.c).
+ */
+int cls_share_dir(int dir_fd, const char *root, const char *sub, bool pins);
 
 /*
  * Layout version of the pins in a maps/ directory: 0 none, 3, 4, ...;

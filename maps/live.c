@@ -46,12 +46,14 @@ int cls_live_gen(struct cls_maps *m, __u32 *gen)
 
 int cls_slot_get(struct cls_maps *m, enum cls_slotted s, __u32 gen)
 {
+	LIBBPF_OPTS(bpf_get_fd_by_id_opts, o,
+		    .open_flags = m->read_only ? BPF_F_RDONLY : 0);
 	__u32 id;
 	int fd;
 
 	if (bpf_map_lookup_elem(m->fd[cls_slot_map(s)], &gen, &id))
 		return -errno;
-	fd = bpf_map_get_fd_by_id(id);
+	fd = bpf_map_get_fd_by_id_opts(id, &o);
 	return fd < 0 ? -errno : fd;
 }
 

@@ -91,14 +91,19 @@ struct cls_table {
 	void *mem;		/* the whole map's range, reserved */
 	size_t len;
 	unsigned char *mapped;	/* per page: mapped yet? */
+	bool copied;		/* read-only fd: pages copied, not mapped */
 };
 
-/* A mapped IPv6 table (maps/table6.c). */
+/*
+ * A mapped IPv6 table (maps/table6.c); through a read-only fd, only its
+ * header is copied in (its gauges), and it is not walked.
+ */
 struct cls_table6 {
 	int fd;
 	struct mbt6 m;
 	void *mem;
 	size_t len;
+	bool header_only;
 };
 
 struct cls_catalog;
@@ -107,6 +112,7 @@ struct cls_maps {
 	char root[PATH_MAX]; /* <bpffs>/classifier */
 	int dir_fd;	     /* root; flock()ed while locked */
 	bool locked;
+	bool read_only; /* fds opened BPF_F_RDONLY (cls_open_opts) */
 	int fd[CLS_NR_MAPS];
 	unsigned int nr_cpus;
 	/* The live generation's inner maps, looked up on first use. */
@@ -133,6 +139,14 @@ struct cls_open_opts {
 	const char *bpffs; /* mount point; NULL: CLS_DEFAULT_BPFFS */
 	bool write;	   /* take the lock, create the pins if missing */
 	int wait_ms;	   /* how long to wait for the lock (-1: default) */
+	/*
+	 * Reading only, through read-only fds (BPF_F_RDONLY): the pin
+	 * directory may be root's (its group readable, maps/share.c), the
+	 * counters and the tables' pages read are copied (a read-only map
+	 * cannot be mmap()ed; of the IPv6 table only its header, for the
+	 * gauges), and nothing left half done is finished.
+	 */
+	bool read_only;
 	void (*notify)(void *ctx, const char *line);
 	void *notify_ctx;
 };
@@ -200,6 +214,12 @@ int cls_migrate_commit(int dir_fd, const char *root);
 int cls_staging_pending(int dir_fd, const char *root);
 /* Unpin everything under root and remove it (after detaching). */
 int cls_remove_pins(const char *root);
+/*
+ * When the pin directory (dir_fd) grants its group read access, the same
+ * group and read access (never write) for maps/ and its pins, links/ and
+ * tc/: readers by group (maps/share.c).  Writers call it.
+ */
+int cls_share_tree(int dir_fd, const char *root);
 
 /*
  * A named point between two steps of a change.  Builds with

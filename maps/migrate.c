@@ -557,6 +557,9 @@ int cls_migrate_commit(int dir_fd, const char *root)
 	struct cls_state s;
 	int fd, id, err;
 
+	err = cls_share_dir(dir_fd, root, "staging", true);
+	if (err)
+		return err;
 	if (renameat2(dir_fd, "staging", dir_fd, "maps", RENAME_EXCHANGE) < 0) {
 		err = -errno;
 		cls_set_error("%s: swapping in the new layout: %s", root,

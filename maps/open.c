@@ -52,14 +52,14 @@ int cls_bpffs_check(const char *path)
 	return (unsigned long)st.f_type == BPF_FS_MAGIC ? 0 : -ENOTSUP;
 }
 
-/* Ours: this user's directory, writable by nobody else. */
-int cls_check_dir(int fd, const char *path)
+/* Ours: this user's directory (or root's, to read), writable by nobody else. */
+int cls_check_dir(int fd, const char *path, bool reader)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (st.st_uid != geteuid()) {
+	if (st.st_uid != geteuid() && !(reader && st.st_uid == 0)) {
 		cls_set_error("%s belongs to uid %u, not to this user (uid "
 			      "%u): refusing to use it",
 			      path, st.st_uid, geteuid());
@@ -153,7 +153,7 @@ int cls_lock_root(const char *root, int wait_ms)
 		cls_set_error("%s: %s", root, strerror(errno));
 		return err;
 	}
-	err = cls_check_dir(fd, root);
+	err = cls_check_dir(fd, root, false);
 	if (!err)
 		err = cls_lock_dir(fd, root, wait_ms);
 	if (err) {
@@ -245,16 +245,22 @@ static int open_pins(struct cls_maps *m, int maps_fd)
 
 	err = check_layout(m, maps_fd);
 	for (id = 0; id < CLS_NR_MAPS && !err; id++) {
-		m->fd[id] = cls_pin_open(maps_fd, cls_map_specs[id].name);
+		const char *name = cls_map_specs[id].name;
+
+		m->fd[id] = m->read_only ? cls_pin_open_ro(maps_fd, name)
+					 : cls_pin_open(maps_fd, name);
 		if (m->fd[id] == -ENOENT) {
 			cls_set_error(
 				"%s/maps/%s is missing: the pins are "
 				"incomplete ('classifier purge' starts over)",
-				m->root, cls_map_specs[id].name);
+				m->root, name);
 			return -EUCLEAN;
 		}
-		if (m->fd[id] < 0)
+		if (m->fd[id] < 0) {
+			cls_set_error("%s/maps/%s: %s", m->root, name,
+				      strerror(-m->fd[id]));
 			return m->fd[id];
+		}
 		err = check_pin(m, id);
 	}
 	return err ? err : check_state(m);
@@ -266,7 +272,9 @@ static void close_fds(struct cls_maps *m)
 
 	cls_live_forget(m);
 	cls_catalog_free(m);
-	if (m->stats_mem)
+	if (m->stats_mem && m->read_only)
+		free(m->stats_mem);
+	else if (m->stats_mem)
 		munmap(m->stats_mem, m->stats_len);
 	m->stats_mem = NULL;
 	for (id = 0; id < CLS_NR_MAPS; id++) {
@@ -288,6 +296,7 @@ static void init_handle(struct cls_maps *m, const struct cls_open_opts *o)
 		m->fd[i] = -1;
 	for (i = 0; i < CLS_NR_SLOTTED; i++)
 		m->live[i] = -1;
+	m->read_only = o->read_only && !o->write;
 	m->notify = o->notify;
 	m->notify_ctx = o->notify_ctx;
 }
@@ -369,7 +378,7 @@ int cls_open(struct cls_maps *m, const struct cls_open_opts *o)
 			cls_set_error("%s: %s", m->root, strerror(errno));
 		return err;
 	}
-	err = cls_check_dir(m->dir_fd, m->root);
+	err = cls_check_dir(m->dir_fd, m->root, m->read_only);
 	if (!err && o->write) {
 		err = cls_lock_dir(m->dir_fd, m->root, o->wait_ms);
 		m->locked = !err;
@@ -391,15 +400,17 @@ int cls_open(struct cls_maps *m, const struct cls_open_opts *o)
 			err = -errno;
 	}
 	if (!err)
-		err = cls_check_dir(maps_fd, m->root);
+		err = cls_check_dir(maps_fd, m->root, m->read_only);
 	if (!err)
 		err = open_pins(m, maps_fd);
 	if (maps_fd >= 0)
 		close(maps_fd);
 	if (!err && m->locked)
 		err = cls_recover(m);
+	if (!err && m->locked)
+		err = cls_share_tree(m->dir_fd, m->root);
 	/* Best effort: what a reader cannot finish, the next writer does. */
-	if (!err && !m->locked)
+	if (!err && !m->locked && !m->read_only)
 		recover_if_idle(m);
 	if (err)
 		teardown(m);

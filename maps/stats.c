@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Counters: the stats array is mmap()ed and summed here, so reading every
- * class on every CPU costs no syscall per element.
+ * class on every CPU costs no syscall per element.  A read-only handle
+ * cannot map it (the kernel maps a map shared only through a writable
+ * fd): it copies the array in batches instead.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -11,6 +14,37 @@
 #include <bpf/bpf.h>
 
 #include "maps/internal.h"
+
+/* Batches of BATCH elements: 256 KiB of keys and counters a call. */
+#define BATCH 16384
+
+static int stats_copy(struct cls_maps *m, size_t n)
+{
+	struct cls_counter *mem = calloc(n, sizeof(*mem));
+	__u32 *keys = calloc(BATCH, sizeof(*keys)), out = 0, count;
+	size_t done = 0;
+	int err = mem && keys ? 0 : -ENOMEM;
+
+	while (!err && done < n) {
+		count = n - done < BATCH ? n - done : BATCH;
+		if (bpf_map_lookup_batch(m->fd[CLS_M_STATS], done ? &out : NULL,
+					 &out, keys, mem + done, &count,
+					 NULL) &&
+		    errno != ENOENT)
+			err = -errno;
+		else if (!count)
+			err = -EIO; /* the array is shorter than it says */
+		done += count;
+	}
+	free(keys);
+	if (err) {
+		free(mem);
+		return err;
+	}
+	m->stats_mem = mem;
+	m->stats_len = n * sizeof(*mem);
+	return 0;
+}
 
 int cls_stats_map(struct cls_maps *m)
 {
@@ -20,6 +54,8 @@ int cls_stats_map(struct cls_maps *m)
 
 	if (m->stats_mem)
 		return 0;
+	if (m->read_only)
+		return stats_copy(m, (size_t)m->nr_cpus * CLS_STATS_STRIDE);
 	len = (size_t)m->nr_cpus * CLS_STATS_STRIDE * sizeof(struct cls_counter);
 	len = (len + page - 1) / page * page;
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,

@@ -7,9 +7,12 @@
  * The table is mapped in windows: a BPF array's mmap() installs every page
  * at once, which for 200 MiB costs more than a route change itself.  The
  * whole range is reserved, and pages of the map are mapped over it as the
- * painter is about to touch them.
+ * painter is about to touch them.  The kernel maps a map only through a
+ * writable fd: through a read-only one, the pages are copied in instead
+ * (cls_table_info and lookups read them so).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -22,6 +25,29 @@
 static size_t page_size(void)
 {
 	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Pages [first, first + run) of the map, copied: ARRAY elements in order. */
+static int copy_pages(struct cls_table *t, size_t first, size_t run)
+{
+	size_t pg = page_size(), per = pg / sizeof(__u64);
+	__u32 from = first * per, n = run * per, in, out, *keys;
+	char *at = (char *)t->mem + first * pg;
+	int err = 0;
+
+	if (mprotect(at, run * pg, PROT_READ | PROT_WRITE) < 0)
+		return -errno;
+	keys = calloc(n, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	/* A batch starts after in_batch; element 0 has none before it. */
+	in = from - 1;
+	if (bpf_map_lookup_batch(t->fd, from ? &in : NULL, &out, keys, at, &n,
+				 NULL) &&
+	    errno != ENOENT)
+		err = -errno;
+	free(keys);
+	return err;
 }
 
 static int map_pages(struct cls_table *t, size_t first, size_t last)
@@ -37,11 +63,18 @@ static int map_pages(struct cls_table *t, size_t first, size_t last)
 			run = 1;
 			continue;
 		}
-		p = mmap((char *)t->mem + first * pg, run * pg,
-			 PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, t->fd,
-			 first * pg);
-		if (p == MAP_FAILED)
-			return -errno;
+		if (t->copied) {
+			int err = copy_pages(t, first, run);
+
+			if (err)
+				return err;
+		} else {
+			p = mmap((char *)t->mem + first * pg, run * pg,
+				 PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+				 t->fd, first * pg);
+			if (p == MAP_FAILED)
+				return -errno;
+		}
 		memset(t->mapped + first, 1, run);
 	}
 	return 0;
@@ -79,6 +112,7 @@ static int table_view(struct cls_table *t, int fd)
 	t->fd = fd;
 	t->mem = p;
 	t->len = pages * pg;
+	t->copied = (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY;
 	t->mapped = calloc(pages, 1);
 	err = t->mapped ? 0 : -ENOMEM;
 	if (!err)

@@ -8,6 +8,7 @@
  * use of its last element is room for later changes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -32,6 +33,32 @@ bool cls_table6_wide(size_t n)
 	return n >= WIDE_ROUTES;
 }
 
+/*
+ * Through a read-only fd (the kernel maps a map only through a writable
+ * one): the range reserved, and the last element, which ends with the
+ * header, copied into its place.  Only the gauges read it.
+ */
+static void *header_copy(int fd, __u32 elems)
+{
+	size_t elem = sizeof(mbt6_elem), len = (size_t)elems * elem;
+	char *p = mmap(NULL, len, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	__u32 last = elems - 1;
+
+	if (p == MAP_FAILED)
+		return p;
+	if (!elems ||
+	    mprotect(p + (size_t)last * elem, elem, PROT_READ | PROT_WRITE) ||
+	    bpf_map_lookup_elem(fd, &last, p + (size_t)last * elem)) {
+		int err = elems ? errno : EUCLEAN;
+
+		munmap(p, len);
+		errno = err;
+		return MAP_FAILED;
+	}
+	return p;
+}
+
 static int view(struct cls_table6 *t, int fd, bool wide)
 {
 	struct bpf_map_info info = {};
@@ -43,8 +70,10 @@ static int view(struct cls_table6 *t, int fd, bool wide)
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return -errno;
 	entries = (size_t)info.max_entries * MBT6_PER_ELEM;
-	p = mmap(NULL, entries * sizeof(__u32), PROT_READ | PROT_WRITE,
-		 MAP_SHARED, fd, 0);
+	t->header_only = (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY;
+	p = t->header_only ? header_copy(fd, info.max_entries)
+			   : mmap(NULL, entries * sizeof(__u32),
+				  PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	t->fd = fd;
@@ -76,6 +105,7 @@ void cls_table6_unmap(struct cls_table6 *t)
 		munmap(t->mem, t->len);
 	t->mem = NULL;
 	t->fd = -1;
+	t->header_only = false;
 }
 
 size_t cls_table6_units(const struct cls_route *r, size_t n, bool wide)

@@ -127,6 +127,8 @@ int cls_table6_lookup(struct cls_maps *m, const __u8 addr[16], __u32 *cls,
 	*ask = true;
 	if (err || m->table6.fd < 0)
 		return err;
+	if (m->table6.header_only)
+		return -EPERM; /* read-only: not mapped, its header copied */
 	*cls = mbt6_lookup(&m->table6.m, addr, ask, NULL);
 	return 0;
 }

@@ -267,9 +267,10 @@ int metrics_collect(struct cls_maps *m, struct metrics_snapshot *s)
 	return 0;
 }
 
-int metrics_collect_pinned(const char *bpffs, struct metrics_snapshot *s)
+int metrics_collect_pinned(const char *bpffs, bool read_only,
+			   struct metrics_snapshot *s)
 {
-	struct cls_open_opts o = {.bpffs = bpffs};
+	struct cls_open_opts o = {.bpffs = bpffs, .read_only = read_only};
 	__u64 start = now_ns(CLOCK_MONOTONIC);
 	struct cls_maps m;
 	int err;

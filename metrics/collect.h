@@ -14,13 +14,15 @@ struct cls_maps;
 int metrics_collect(struct cls_maps *m, struct metrics_snapshot *s);
 
 /*
- * The same from the pins under bpffs (NULL: the default), opened
- * read-only and closed around the read: what a long-running reader uses,
+ * The same from the pins under bpffs (NULL: the default), opened without
+ * the lock and closed around the read: what a long-running reader uses,
  * so that whatever replaces maps meanwhile (route load, table on|off,
- * upgrade, purge and setup again) is followed.  -ENOENT when nothing is
- * pinned there; other errors of cls_open() leave their reason in
- * cls_open_error().
+ * upgrade, purge and setup again) is followed.  read_only: through
+ * read-only fds (cls_open_opts.read_only: no lookup tables' gauges).
+ * -ENOENT when nothing is pinned there; other errors of cls_open() leave
+ * their reason in cls_open_error().
  */
-int metrics_collect_pinned(const char *bpffs, struct metrics_snapshot *s);
+int metrics_collect_pinned(const char *bpffs, bool read_only,
+			   struct metrics_snapshot *s);
 
 #endif

@@ -20,7 +20,7 @@ $(SYNC_OBJS) $(SYNC_TEST_OBJS): $(SYNC_HDRS)
 
 # Every binary with the command in it.
 SYNC_USERS := $(OUTPUT)/classifier $(OUTPUT)/fault/classifier \
-	$(OUTPUT)/tests/test_cli $(OUTPUT)/tests/test_route_load
+	$(OUTPUT)/tests/test_cli $(OUTPUT)/tests/test_pinned
 $(SYNC_USERS): $(SYNC_OBJS)
 $(SYNC_USERS): LDLIBS += $(SYNC_LDLIBS)
 $(OUTPUT)/cli/cmd_sync.o $(OUTPUT)/fault/cli/cmd_sync.o: $(SYNC_HDRS)

@@ -81,9 +81,14 @@ files_and_units()
 		/lib/systemd/system/classifier-exporter.service \
 		/usr/share/man/man8/classifier.8.gz \
 		/usr/share/bash-completion/completions/classifier \
-		/usr/share/doc/classifier/examples/default.classifier; do
+		/usr/share/doc/classifier/examples/default.classifier \
+		/usr/lib/sysusers.d/classifier.conf \
+		/usr/lib/tmpfiles.d/classifier.conf; do
 		[ -e "$root$f" ] || { echo "missing $f"; return 1; }
 	done
+	# the readers' group, made by postinst (systemd-sysusers)
+	grep -q '^classifier:' "$root/etc/group" ||
+		{ echo "no group classifier after install"; return 1; }
 	grep -q '^ExecStart=/usr/sbin/classifier ' \
 		"$root/lib/systemd/system/classifier.service" ||
 		{ echo "classifier.service does not run /usr/sbin/classifier"; return 1; }
