@@ -127,6 +127,46 @@ int cls_stats_recover(struct cls_maps *m, struct cls_state *s);
 int cls_class_recover(struct cls_maps *m, struct cls_state *s);
 void cls_catalog_free(struct cls_maps *m);
 
+/* history.c: every layout that landed, as what it changed */
+typedef void (*cls_value_fn)(const void *key, const void *old, void *new);
+
+/*
+ * A map that changed in a layout.  Its values move by .value, element by
+ * element (each slot's map's, if slotted), or without one as they are,
+ * the new bytes of a longer value zero: a setting that is off.  A cache
+ * (CACHE in CLS_MAPS) that changed starts empty; the upkeep rebuilds it.
+ */
+struct cls_map_change {
+	const char *name; /* its pin in this layout */
+	const char *was;  /* its pin in the one before, if renamed */
+	bool added;	  /* new in this layout: made empty */
+	const struct cls_map_spec *before; /* its shape before, if changed */
+	cls_value_fn value;
+};
+
+struct cls_layout {
+	unsigned int version;
+	const struct cls_map_change *changes; /* ends with an empty line */
+};
+
+/* Oldest first (layout 3); the last is CLS_LAYOUT_VERSION. */
+extern const struct cls_layout cls_layouts[];
+
+/*
+ * A map of this layout as layout `from` had it: its pin there, the
+ * changes since in order, and its shape before each (shape[n]: this
+ * build's); added: not there yet, made empty.
+ */
+struct cls_map_past {
+	const char *name;
+	bool added;
+	unsigned int n;
+	const struct cls_map_change *change[CLS_LAYOUT_VERSION];
+	const struct cls_map_spec *shape[CLS_LAYOUT_VERSION + 1];
+};
+/* -ENOENT: no layout `from` landed. */
+int cls_map_past(enum cls_map_id id, unsigned int from, struct cls_map_past *p);
+
 /* recover.c: finish or roll back what the journal records. */
 int cls_recover(struct cls_maps *m);
 /*

@@ -172,16 +172,16 @@ static int staged_upgrade(int dir_fd, __u32 *from)
 int cls_layout_settle(int dir_fd, const char *root)
 {
 	__u32 from;
-	int layout = staged_upgrade(dir_fd, &from), err;
+	int err;
 
-	if (layout > 0) {
+	if (staged_upgrade(dir_fd, &from)) {
 		cls_set_error("%s: an upgrade from layout %u was "
 			      "interrupted: run 'classifier upgrade' "
 			      "to finish it",
 			      root, from);
 		return -EINPROGRESS;
 	}
-	err = layout ? layout : cls_dir_remove(dir_fd, "staging");
+	err = cls_dir_remove(dir_fd, "staging");
 	if (err)
 		cls_set_error("%s/staging: %s", root, strerror(-err));
 	return err;
@@ -192,9 +192,7 @@ int cls_staging_pending(int dir_fd, const char *root)
 	__u32 from;
 	int layout = staged_upgrade(dir_fd, &from);
 
-	if (layout)
-		return layout;
-	return cls_layout_settle(dir_fd, root);
+	return layout ? layout : cls_layout_settle(dir_fd, root);
 }
 
 int cls_layout_pin(struct cls_maps *m, int dir_fd)
@@ -221,7 +219,7 @@ static int new_trie_in_slot(struct cls_maps *m, enum cls_slotted s)
 	return err;
 }
 
-int cls_layout_new_maps(struct cls_maps *m)
+static int new_maps(struct cls_maps *m)
 {
 	struct cls_config cfg = {.stats_on = 1, .layout = CLS_LAYOUT_VERSION};
 	struct cls_class_meta meta = {.name = "default"};
@@ -230,22 +228,18 @@ int cls_layout_new_maps(struct cls_maps *m)
 			      .layout = CLS_LAYOUT_VERSION,
 			      .table_mode = CLS_TABLE_AUTO};
 	__u32 zero = 0;
-	bool classes = m->fd[CLS_M_CLASSES] < 0;
-	bool tries = m->fd[CLS_M_TRIE_V4] < 0; /* else carried, full */
 	int id, err = 0;
 
 	for (id = 0; id < CLS_NR_MAPS && !err; id++) {
-		if (m->fd[id] >= 0)
-			continue; /* carried over by the caller */
 		m->fd[id] = cls_map_create(&cls_map_specs[id], 0);
 		if (m->fd[id] < 0)
 			err = m->fd[id];
 	}
-	if (!err && tries)
+	if (!err)
 		err = new_trie_in_slot(m, CLS_S_TRIE_V4);
-	if (!err && tries)
+	if (!err)
 		err = new_trie_in_slot(m, CLS_S_TRIE_V6);
-	if (!err && classes &&
+	if (!err &&
 	    (bpf_map_update_elem(m->fd[CLS_M_CLASS_META], &zero, &meta,
 				 BPF_ANY) ||
 	     bpf_map_update_elem(m->fd[CLS_M_CLASSES], &zero, &def, BPF_ANY)))
@@ -268,7 +262,7 @@ int cls_layout_create(int dir_fd, const char *root)
 	if (mkdirat(dir_fd, "staging", 0700) < 0)
 		return -errno;
 	fd = openat(dir_fd, "staging", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	err = fd < 0 ? -errno : cls_layout_new_maps(&m);
+	err = fd < 0 ? -errno : new_maps(&m);
 	cls_step("create: maps made");
 	if (!err)
 		err = cls_layout_pin(&m, fd);

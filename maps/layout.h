@@ -43,7 +43,5 @@ int cls_layout_create(int dir_fd, const char *root);
 int cls_dir_remove(int dir_fd, const char *name);
 /* Pin every map of m (fds in m->fd) into an empty directory. */
 int cls_layout_pin(struct cls_maps *m, int dir_fd);
-/* Create the maps of a new layout with their first contents into m->fd. */
-int cls_layout_new_maps(struct cls_maps *m);
 
 #endif

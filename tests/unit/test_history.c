@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * maps/history.c says, per landed layout, which maps it had: here each
- * one's maps as they were built (the commits in the Makefile's
- * UPGRADE_FROM), so a slip in the history, or a change of this build's
- * maps without a line there, fails before any upgrade test runs.
+ * maps/history.c says, per landed layout, what it changed; walked back
+ * from this build's maps (cls_map_past) it gives each landed layout's
+ * maps, here checked against them as they were built (the commits of the
+ * Makefile's UPGRADE_FROM): a slip in the history, or a change of this
+ * build's maps without a line there, fails before any upgrade runs.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,7 +16,7 @@
 #include <cmocka.h>
 #include <linux/bpf.h>
 
-#include "maps/history.h"
+#include "maps/internal.h"
 
 struct want {
 	unsigned int layout;
@@ -59,50 +60,52 @@ static const struct want want[] = {
 
 static void each_landed_layout_has_its_maps(void **state)
 {
-	struct cls_layout_map maps[CLS_HISTORY_MAX_MAPS];
+	struct cls_map_past p;
 	unsigned int v;
-	size_t n, i, k, expected;
+	size_t k, present, expected;
+	int id;
 
 	(void)state;
 	assert_int_equal(cls_layouts[0].version, 3);
-	assert_int_equal(cls_layouts[cls_nr_layouts - 1].version,
-			 CLS_LAYOUT_VERSION);
 	for (v = 3; v <= CLS_LAYOUT_VERSION; v++) {
-		assert_int_equal(cls_layout_maps(v, maps, &n), 0);
-		for (expected = 0, k = 0; k < NR_WANT; k++) {
-			const struct want *w = &want[k];
-
-			if (w->layout != v)
+		for (present = 0, id = 0; id < CLS_NR_MAPS; id++) {
+			assert_int_equal(cls_map_past(id, v, &p), 0);
+			if (p.added)
 				continue;
-			expected++;
-			for (i = 0; i < n && strcmp(maps[i].name, w->name); i++)
+			present++;
+			for (k = 0;
+			     k < NR_WANT && (want[k].layout != v ||
+					     strcmp(want[k].name, p.name));
+			     k++)
 				;
-			if (i == n)
-				fail_msg("layout %u has no %s", v, w->name);
-			print_message("  layout %u: %s\n", v, w->name);
-			assert_int_equal(maps[i].spec->type, w->type);
-			assert_int_equal(maps[i].spec->value_size,
-					 w->value_size);
-			if (w->slot_value_size)
-				assert_int_equal(
-					maps[i].spec->inner->value_size,
-					w->slot_value_size);
+			if (k == NR_WANT)
+				fail_msg("layout %u had %s, not expected", v,
+					 p.name);
+			print_message("  layout %u: %s\n", v, p.name);
+			assert_int_equal(p.shape[0]->type, want[k].type);
+			assert_int_equal(p.shape[0]->value_size,
+					 want[k].value_size);
+			if (want[k].slot_value_size)
+				assert_int_equal(p.shape[0]->inner->value_size,
+						 want[k].slot_value_size);
 		}
-		if (n != expected)
-			fail_msg("layout %u has %zu maps, not %zu", v, n,
+		for (expected = 0, k = 0; k < NR_WANT; k++)
+			expected += want[k].layout == v;
+		if (present != expected)
+			fail_msg("layout %u had %zu maps, not %zu", v, present,
 				 expected);
 	}
 }
 
 static void no_layout_before_3(void **state)
 {
-	struct cls_layout_map maps[CLS_HISTORY_MAX_MAPS];
-	size_t n;
+	struct cls_map_past p;
 
 	(void)state;
-	assert_int_equal(cls_layout_maps(2, maps, &n), -ENOENT);
-	assert_int_equal(cls_layout_maps(CLS_LAYOUT_VERSION + 1, maps, &n),
-			 -ENOENT);
+	assert_int_equal(cls_map_past(CLS_M_CLASSES, 2, &p), -ENOENT);
+	assert_int_equal(
+		cls_map_past(CLS_M_CLASSES, CLS_LAYOUT_VERSION + 1, &p),
+		-ENOENT);
 }
 
 int main(void)
