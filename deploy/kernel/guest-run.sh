@@ -179,7 +179,7 @@ ir_shim_builds "$SRC" "$run/shim"
 mkdir -p "$IRD/guest/smoke"
 for f in "$HERE"/smoke/*.bpf.c; do
 	[ -f "$f" ] || continue
-	clang -O2 -g -target bpf -Wall -Werror -c "$f" \
+	clang -O2 -g -target bpf -Wall -Werror -I"/usr/include/$(gcc -print-multiarch)" -c "$f" \
 		-o "$IRD/guest/smoke/$(basename "$f" .c).o" || die "cannot build $f"
 done
 printf '%s\n' "$cmd" > "$IRD/guest/cmd"
