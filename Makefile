@@ -272,7 +272,7 @@ kernel-check:
 
 # The guest smokes on Debian's prebuilt 6.1 and 6.12 kernels under qemu
 # (deploy/kernel/guest-check.sh): programs load and classify there, and the
-# qdiscs and devices this machine's kernel lacks work. ~4 min.
+# qdiscs and devices this machine's kernel lacks work. ~2 min warm.
 guest-check: all
 	$(Q)./deploy/kernel/guest-deps.sh
 	$(Q)./deploy/kernel/guest-check.sh $(OUTPUT)

@@ -32,8 +32,8 @@ mount -t bpf bpf "$BPFFS"
 cls() { nsx snd "$CLASSIFIER" --bpffs "$BPFFS" "$@"; }
 attach() {
 	nsx snd tc qdisc add dev a0 root handle 1: htb default 99
-	nsx snd tc class add dev a0 parent 1: classid 1:10 htb rate 100mbit
-	nsx snd tc class add dev a0 parent 1: classid 1:99 htb rate 100mbit
+	nsx snd tc class add dev a0 parent 1: classid 1:10 htb rate 100mbit quantum 1514
+	nsx snd tc class add dev a0 parent 1: classid 1:99 htb rate 100mbit quantum 1514
 	cls attach dev a0
 	cls class add 1:10 name web
 	cls route add 10.81.0.2/32 web
