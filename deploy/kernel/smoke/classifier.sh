@@ -23,7 +23,8 @@ check prog_test_run prog_tests
 "$B/tests/prog_test_run" --verifier-stats 2>&1 | sed 's/^/VERIFIER /'
 
 want=tc
-# tcx is 6.6+; its attach function names it (bpftool 7.1 cannot read 6.12's BTF)
+# tcx is 6.6+; its attach function names it (grep -q on a bpftool BTF dump
+# fails under pipefail: bpftool dies of SIGPIPE when grep stops reading)
 grep -qw tcx_prog_attach /proc/kallsyms && want=tcx
 smoke_pair snd a0 10.81.0.1 rcv b0 10.81.0.2
 BPFFS=/tmp/cls-smoke-bpffs
