@@ -210,14 +210,15 @@ $(FAULT)/classifier: $(FAULT_OBJS) $(METRICS_OBJS)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(METRICS_LDLIBS) -o $@
 
 # Every layout that landed, as LAYOUT:COMMIT[:fault]: the last commit
-# with it (for 6, the one this layout replaced: 9ee4d3b), oldest first.
+# with it, oldest first.
 # The upgrade tests start from each one's classifier, built from this
 # clone's git history (tests/upgrade/build_prev.sh), and from its fault
 # build where it has a journal: changes it left half done, which this
 # build's upgrade must settle.  When a layout lands, add its last commit.
 UPGRADE_FROM := 3:93f17df3d8018df356f439d9e8077783d0443904 \
 	4:41bda311d8c646a5216d4e4727d71fb9d10df9d7:fault \
-	5:9ee4d3b960f1084d2609709dd5f3dbbb4cebbd09:fault
+	5:9ee4d3b960f1084d2609709dd5f3dbbb4cebbd09:fault \
+	6:81c60a10dd5f5b509ef1ced291ed263a60511f3f:fault
 from_field = $(word $(2),$(subst :, ,$(1)))
 # $(OUTPUT)/from-N/build/classifier, .../build/fault/classifier
 from_dir = $(abspath $(OUTPUT)/from-$(call from_field,$(1),1))/build

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/class_rate.h"
 #include "lib/parse.h"
 
 static int bad_value(struct cli *c, const char *key, const char *val)
@@ -146,6 +147,13 @@ static int parse_class_args(struct cli *c, int argc, char **argv,
 	for (i = 0; i < argc; i++) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
+		err = class_rate_parse(c, argc - i, argv + i, e);
+		if (err < 0)
+			return err;
+		if (err > 0) {
+			i += err - 1;
+			continue;
+		}
 		f = field_named(k, &off);
 		if (f && !f->kind->parse) {
 			set_field(c, e, f, NULL, off);
@@ -353,6 +361,9 @@ static void action_text(const struct cls_class_entry *e, char *buf, size_t n)
 		len += snprintf(buf + len, n - len, " %s%s%s", f->word,
 				*val ? " " : "", val);
 	}
+	if (len < n)
+		class_rate_text(e, buf + len, n - len);
+	len = strlen(buf);
 	if (len < n && unknown_flags(e))
 		snprintf(buf + len, n - len,
 			 " # and settings this classifier does not know "
@@ -391,6 +402,7 @@ static void class_json(struct json_writer *jw, const struct cls_class_entry *e)
 		else
 			jw_null(jw);
 	}
+	class_rate_json(jw, e);
 	jw_uint_field(jw, "unknown_flags", unknown_flags(e));
 	jw_end_object(jw);
 }
@@ -489,6 +501,17 @@ const struct cli_object cli_class_obj = {
 		"it sets no priority unless given one (classid CLASSID; \"classid\n"
 		"none\" takes it away). Setting another class's classid renames it.\n"
 		"A class set by a newer classifier may hold settings this one\n"
-		"does not know: list shows that, set keeps them, replace refuses.\n",
+		"does not know: list shows that, set keeps them, replace refuses.\n"
+		"RATE:    police RATE [ burst SIZE ] [ over { drop | dscp DSCP |\n"
+		"         mark MARK } ]...: packets over RATE are dropped (default\n"
+		"         burst: 200ms at RATE, at least 64kb), or at tc egress get\n"
+		"         the over DSCP/mark instead (XDP drops them);\n"
+		"         pace RATE [ burst SIZE ] [ horizon TIME ] [ ce TIME ]:\n"
+		"         departure times for fq at tc egress; a packet that would\n"
+		"         wait past the horizon (default 50ms) is dropped, one that\n"
+		"         waits more than ce is marked CE if ECN-capable (default\n"
+		"         off); default burst 10ms at RATE, at least 3028b;\n"
+		"         police none, pace none. Units as tc's: 100mbit,\n"
+		"         64kb, 20ms. A new rate starts with a full bucket.\n",
 	.more_help = class_actions_usage,
 };

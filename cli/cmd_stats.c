@@ -66,6 +66,54 @@ static void print_counter_json(struct json_writer *jw,
 	jw_end_array(jw);
 }
 
+static void rate_json(struct json_writer *jw, const struct cls_maps *m,
+		      const struct cls_class_entry *e)
+{
+	static const char *const hooks[] = {"egress", "ingress"};
+	struct cls_rate_counter r;
+	__u32 h;
+
+	jw_name(jw, "rate");
+	if (!(e->cls.flags & CLS_F_RATED)) {
+		jw_null(jw);
+		return;
+	}
+	jw_start_object(jw);
+	for (h = CLS_RATE_EGRESS; h <= CLS_RATE_INGRESS; h++) {
+		r = cls_rate_stats_sum(m, h, e->idx);
+		jw_name(jw, hooks[h]);
+		jw_start_object(jw);
+		jw_uint_field(jw, "passed", r.passed);
+		jw_uint_field(jw, "dropped", r.dropped);
+		jw_uint_field(jw, "delayed", r.delayed);
+		jw_uint_field(jw, "marked", r.marked);
+		jw_end_object(jw);
+	}
+	jw_end_object(jw);
+}
+
+/* "  police egress: passed 9 dropped 3 marked 0", per hook that saw any. */
+static void rate_text(const struct cls_maps *m, const struct cls_class_entry *e)
+{
+	static const char *const hooks[] = {"egress", "ingress"};
+	bool pace = e->cls.flags & CLS_F_PACE;
+	struct cls_rate_counter r;
+	__u32 h;
+
+	if (!(e->cls.flags & CLS_F_RATED))
+		return;
+	for (h = CLS_RATE_EGRESS; h <= CLS_RATE_INGRESS; h++) {
+		r = cls_rate_stats_sum(m, h, e->idx);
+		if (h == CLS_RATE_INGRESS && !(r.passed | r.dropped | r.marked))
+			continue;
+		printf("  %s %s: passed %llu dropped %llu",
+		       pace ? "pace" : "police", hooks[h], r.passed, r.dropped);
+		if (pace)
+			printf(" delayed %llu", r.delayed);
+		printf(" marked %llu\n", r.marked);
+	}
+}
+
 static void stats_json(struct cli *c, const struct cls_class_entry *e,
 		       size_t n, bool on, bool per_cpu)
 {
@@ -88,6 +136,7 @@ static void stats_json(struct cli *c, const struct cls_class_entry *e,
 		jw_uint_field(jw, "index", e[i].idx);
 		print_counter_json(jw, &c->maps,
 				   (struct what){ true, e[i].idx }, per_cpu);
+		rate_json(jw, &c->maps, &e[i]);
 		jw_end_object(jw);
 	}
 	jw_end_array(jw);
@@ -146,6 +195,7 @@ static void stats_text(struct cli *c, const struct cls_class_entry *e,
 					     CLS_STATS_INGRESS_BASE + e[i].idx)
 				       .packets);
 		printf("\n");
+		rate_text(&c->maps, &e[i]);
 		for (cpu = 0; per_cpu && cpu < c->maps.nr_cpus; cpu++) {
 			v = cls_stats_class_cpu(&c->maps, cpu, e[i].idx);
 			if (v.packets)

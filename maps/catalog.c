@@ -263,6 +263,36 @@ static int free_index(const struct cls_catalog *c)
 	return -ENOSPC;
 }
 
+/*
+ * A new rate starts with a full bucket and a clock at now: the clocks
+ * are zeroed after the class holds the new rate, so packets meet the old
+ * rate with its own clock or the new one with a full bucket (at most a
+ * packet or two in between see the new rate with the old clock).
+ */
+static int reset_rate(struct cls_maps *m, __u32 idx)
+{
+	struct cls_rate_state zero = {};
+
+	if (bpf_map_update_elem(m->fd[CLS_M_RATE_STATE], &idx, &zero, BPF_ANY))
+		return -errno;
+	cls_step("class: rate clocks reset");
+	return 0;
+}
+
+/* The rate's clocks need to start again: a new class, or another rate. */
+static bool rate_changed(const struct cls_catalog *c,
+			 const struct cls_class_entry *e, bool is_new)
+{
+	const struct cls_class_entry *o;
+	int pos = c->pos[e->idx];
+
+	if (is_new || pos < 0)
+		return true;
+	o = &c->e[pos];
+	return (o->cls.flags & CLS_F_RATED) != (e->cls.flags & CLS_F_RATED) ||
+	       memcmp(&o->cls.rate, &e->cls.rate, sizeof(e->cls.rate));
+}
+
 /* Names before actions: the data path sees a class only when complete. */
 static int write_class(struct cls_maps *m, struct cls_state *s)
 {
@@ -277,6 +307,8 @@ static int write_class(struct cls_maps *m, struct cls_state *s)
 					&s->journal.cls.cls, BPF_ANY))
 		err = -errno;
 	cls_step("class: action written");
+	if (!err && s->journal.cls.rate_reset)
+		err = reset_rate(m, idx);
 	if (err)
 		return err;
 	s->class_gen++;
@@ -297,6 +329,7 @@ int cls_class_store(struct cls_maps *m, struct cls_class_entry *e)
 {
 	const struct cls_class_entry *other;
 	struct cls_catalog *c;
+	bool is_new = e->idx == CLS_CLASS_NEW;
 	struct cls_state s;
 	int err, idx;
 
@@ -305,7 +338,7 @@ int cls_class_store(struct cls_maps *m, struct cls_class_entry *e)
 	err = catalog(m, &c);
 	if (err)
 		return err;
-	if (e->idx == CLS_CLASS_NEW) {
+	if (is_new) {
 		idx = free_index(c);
 		if (idx < 0)
 			return idx;
@@ -323,6 +356,7 @@ int cls_class_store(struct cls_maps *m, struct cls_class_entry *e)
 	s.journal.cls.cls = e->cls;
 	s.journal.cls.cls.flags |= CLS_F_VALID;
 	s.journal.cls.meta = e->meta;
+	s.journal.cls.rate_reset = rate_changed(c, e, is_new);
 	return record_class(m, &s);
 }
 
@@ -349,6 +383,7 @@ int cls_class_del(struct cls_maps *m, __u32 idx, __u32 *routes)
 	memset(&s.journal.cls, 0, sizeof(s.journal.cls));
 	s.journal.cls.idx = idx;
 	s.journal.cls.del = 1;
+	s.journal.cls.rate_reset = 1;
 	return record_class(m, &s);
 }
 

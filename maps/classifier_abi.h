@@ -21,9 +21,10 @@
  * carry the prefix length and source, the state map; 5: the IPv6 table in
  * 4 MiB elements, the format of each generation's IPv6 table in config;
  * 6: class records with room (64-byte actions, 128-byte names), their
- * flags a 32-bit word (maps/history.c has each one's maps).
+ * flags a 32-bit word; 7: the rates' clocks and counters (maps/history.c
+ * has each one's maps).
  */
-#define CLS_LAYOUT_VERSION 6
+#define CLS_LAYOUT_VERSION 7
 
 /* Dense class indices; index 0 is the default class (no route matched). */
 #define CLS_MAX_CLASSES 4096
@@ -71,6 +72,37 @@ static inline __u32 cls_route_value(__u32 class_idx, __u32 plen, __u32 flags)
 #define CLS_GENERATIONS 2
 
 /*
+ * A class's rate, as the data path uses it (xdp_tc/rate.h): the time a
+ * byte takes at that rate, in ns << shift, so a packet's cost is a multiply
+ * and a shift (user space picks shift so that mult uses 32 bits: 2^-31
+ * relative error at any rate); the burst in bytes (the bucket of a policer,
+ * how far a paced class's clock may lag behind now); for pacing, the
+ * horizon (a departure further away is dropped) and the delay from which
+ * ECN-capable packets are marked CE (0: never).
+ */
+struct cls_rate {
+	__u32 mult;
+	__u32 burst;
+	__u32 horizon_ns;
+	__u32 ce_ns;
+	__u8 shift;
+	__u8 pad[3];
+};
+
+/*
+ * What a rate's clock costs a packet is computed on at most this many
+ * bytes (no skb is longer; a length past it cannot overflow the cost).
+ */
+#define CLS_RATE_MAX_LEN (1U << 20)
+
+/*
+ * A rate's clock (struct cls_rate_state.tat) is CLOCK_MONOTONIC plus this,
+ * so that the clock less a burst's time is never below zero; 0 is a full
+ * bucket.  Larger than any burst's time (at most 2^62 ns).
+ */
+#define CLS_RATE_EPOCH (1ULL << 63)
+
+/*
  * struct cls_class.flags: which of a class's settings are on.  Every
  * setting has a bit here, wherever its value lives (the data path's in
  * struct cls_class, user space's in struct cls_class_meta), and its value
@@ -82,8 +114,14 @@ static inline __u32 cls_route_value(__u32 class_idx, __u32 plen, __u32 flags)
 #define CLS_F_MARK (1U << 2)	 /* skb->mark = mark */
 #define CLS_F_DSCP (1U << 3)	 /* rewrite DSCP (v4 TOS / v6 traffic class) */
 #define CLS_F_DROP (1U << 4)	 /* TC_ACT_SHOT / XDP_DROP */
+#define CLS_F_POLICE (1U << 5)	 /* over rate: dropped, or the over actions */
+#define CLS_F_PACE (1U << 6)	 /* departure times at rate (tc egress) */
+#define CLS_F_OVER_DSCP (1U << 7) /* police: over rate gets over_dscp */
+#define CLS_F_OVER_MARK (1U << 8) /* police: over rate gets over_mark */
+#define CLS_F_RATED (CLS_F_POLICE | CLS_F_PACE)
 #define CLS_F_KNOWN                                                            \
-	(CLS_F_VALID | CLS_F_PRIORITY | CLS_F_MARK | CLS_F_DSCP | CLS_F_DROP)
+	(CLS_F_VALID | CLS_F_PRIORITY | CLS_F_MARK | CLS_F_DSCP | CLS_F_DROP | \
+	 CLS_F_RATED | CLS_F_OVER_DSCP | CLS_F_OVER_MARK)
 
 /*
  * A class as the data path reads it: one inlined array read per packet.
@@ -97,7 +135,11 @@ struct cls_class {
 	__u32 mark;
 	__u32 flags; /* CLS_F_* */
 	__u8 dscp;   /* 0..63 */
-	__u8 room[CLS_CLASS_SIZE - 13];
+	__u8 over_dscp; /* CLS_F_OVER_DSCP */
+	__u8 pad[2];
+	__u32 over_mark; /* CLS_F_OVER_MARK */
+	struct cls_rate rate; /* CLS_F_POLICE or CLS_F_PACE */
+	__u8 room[CLS_CLASS_SIZE - 40];
 };
 
 /*
@@ -108,7 +150,8 @@ struct cls_class {
 #define CLS_CLASS_META_SIZE 128
 struct cls_class_meta {
 	char name[CLS_NAME_MAX];
-	__u8 room[CLS_CLASS_META_SIZE - CLS_NAME_MAX];
+	__u64 rate_bps; /* the rate as given, in bytes/s (CLS_F_RATED) */
+	__u8 room[CLS_CLASS_META_SIZE - CLS_NAME_MAX - 8];
 };
 
 _Static_assert(sizeof(struct cls_class) == CLS_CLASS_SIZE, "class layout");
@@ -159,28 +202,34 @@ struct cls_counter {
 };
 
 /*
- * A class's rate, as the data path uses it (xdp_tc/rate.h): the time a
- * byte takes at that rate, in ns << shift, so a packet's cost is a multiply
- * and a shift (user space picks shift so that mult uses 32 bits: 2^-31
- * relative error at any rate); the burst in bytes (the bucket of a policer,
- * how far a paced class's clock may lag behind now); for pacing, the
- * horizon (a departure further away is dropped) and the delay from which
- * ECN-capable packets are marked CE (0: never).
+ * rate_state: the clocks of a rated class (xdp_tc/rate.h), one per hook,
+ * a cache line per class index so that CPUs busy with neighbouring
+ * classes do not share lines.  Every CPU updates them with atomics; a
+ * zeroed entry is a full bucket (user space zeroes it when the rate
+ * changes).  Indexed and sized like classes.
  */
-struct cls_rate {
-	__u32 mult;
-	__u32 burst;
-	__u32 horizon_ns;
-	__u32 ce_ns;
-	__u8 shift;
-	__u8 pad[3];
+#define CLS_RATE_EGRESS	 0
+#define CLS_RATE_INGRESS 1
+struct cls_rate_state {
+	__u64 tat[2]; /* [CLS_RATE_EGRESS or _INGRESS] */
+	__u8 pad[48];
 };
 
 /*
- * What a rate's clock costs a packet is computed on at most this many
- * bytes (no skb is longer; a length past it cannot overflow the cost).
+ * rate_stats: what the rates did, per CPU like stats (one
+ * BPF_F_MMAPABLE ARRAY of nr_cpus * CLS_RATE_STATS_STRIDE; CPU c owns
+ * its slice, plain adds): egress classes, then ingress classes.
+ * passed: within the rate (paced: sent, delayed or not); dropped: over
+ * the rate (police) or past the horizon (pace); delayed: given a later
+ * departure; marked: over the rate and remarked (police), or CE (pace).
  */
-#define CLS_RATE_MAX_LEN (1U << 20)
+#define CLS_RATE_STATS_STRIDE (2 * CLS_MAX_CLASSES)
+struct cls_rate_counter {
+	__u64 passed;
+	__u64 dropped;
+	__u64 delayed;
+	__u64 marked;
+};
 
 /*
  * The IPv4 DIR-24-8 table, a cache derived from the IPv4 trie that user
@@ -375,7 +424,13 @@ typedef __u32 mbt6_elem[MBT6_PER_ELEM];
 	SLOTS(TABLE_V6, table_v6, ARRAY, __u32, mbt6_elem, 1,		       \
 	      BPF_F_MMAPABLE | BPF_F_INNER_MAP, BY_NEED, CACHE)		       \
 	/* the library's own: see maps/state.h */			       \
-	MAP(STATE, state, ARRAY, __u32, struct cls_state, 1, 0, FIXED, USER)
+	MAP(STATE, state, ARRAY, __u32, struct cls_state, 1, 0, FIXED, USER)   \
+	/* the rated classes' clocks, a line per class */		       \
+	MAP(RATE_STATE, rate_state, ARRAY, __u32, struct cls_rate_state,       \
+	    CLS_MAX_CLASSES, 0, FIXED, BPF)				       \
+	/* what the rates did, CLS_RATE_STATS_STRIDE per CPU (mmap) */	       \
+	MAP(RATE_STATS, rate_stats, ARRAY, __u32, struct cls_rate_counter,     \
+	    CLS_RATE_STATS_STRIDE, BPF_F_MMAPABLE, PER_CPU, BPF)
 /* clang-format on */
 
 #endif /* CLASSIFIER_ABI_H */

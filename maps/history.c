@@ -125,12 +125,12 @@ static const struct cls_map_change changes_5[] = {
 
 /* ---- 5 -> 6: records with room (this build's types) ---- */
 
-_Static_assert(CLS_LAYOUT_VERSION == 6 && sizeof(struct cls_class) == 64 &&
+_Static_assert(CLS_LAYOUT_VERSION == 7 && sizeof(struct cls_class) == 64 &&
 		       sizeof(struct cls_class_meta) == 128 &&
 		       sizeof(struct cls_journal) == 272 &&
 		       sizeof(struct cls_sync_status) == 48 &&
 		       sizeof(struct cls_config) == 16,
-	       "layout 6's records changed: freeze them here first");
+	       "layout 6's records (7's too) changed: freeze them here first");
 
 static void class_5to6(const void *key, const void *old, void *new)
 {
@@ -170,11 +170,20 @@ static const struct cls_map_change changes_6[] = {
 	{},
 };
 
+/* ---- 6 -> 7: the rates' maps, made empty (every clock full) ---- */
+
+static const struct cls_map_change changes_7[] = {
+	{"rate_state", .added = true},
+	{"rate_stats", .added = true},
+	{},
+};
+
 const struct cls_layout cls_layouts[] = {
 	{3, (const struct cls_map_change[]){{}}},
 	{4, changes_4},
 	{5, changes_5},
 	{6, changes_6},
+	{7, changes_7},
 };
 
 _Static_assert(sizeof(cls_layouts) / sizeof(cls_layouts[0]) ==

@@ -128,6 +128,8 @@ struct cls_maps {
 	__u8 table6_format;
 	struct cls_counter *stats_mem;
 	size_t stats_len;
+	struct cls_rate_counter *rate_stats_mem; /* mapped with stats_mem */
+	size_t rate_stats_len;
 	struct cls_catalog *catalog;
 	/* One line per change found half done and finished or rolled back. */
 	void (*notify)(void *ctx, const char *line);
@@ -412,6 +414,9 @@ void cls_class_label(const struct cls_class_entry *e, char *buf, size_t n);
 int cls_stats_map(struct cls_maps *m);
 /* Sum over CPUs of one slot (CLS_STATS_*_BASE + class index or reason). */
 struct cls_counter cls_stats_sum(const struct cls_maps *m, __u32 slot);
+/* What class idx's rate did at a hook (CLS_RATE_EGRESS, _INGRESS). */
+struct cls_rate_counter cls_rate_stats_sum(const struct cls_maps *m,
+					   __u32 hook, __u32 idx);
 struct cls_counter cls_stats_cpu(const struct cls_maps *m, unsigned int cpu,
 				 __u32 slot);
 /* Class idx on one CPU, egress and ingress together. */

@@ -277,6 +277,11 @@ static void close_fds(struct cls_maps *m)
 	else if (m->stats_mem)
 		munmap(m->stats_mem, m->stats_len);
 	m->stats_mem = NULL;
+	if (m->rate_stats_mem && m->read_only)
+		free(m->rate_stats_mem);
+	else if (m->rate_stats_mem)
+		munmap(m->rate_stats_mem, m->rate_stats_len);
+	m->rate_stats_mem = NULL;
 	for (id = 0; id < CLS_NR_MAPS; id++) {
 		if (m->fd[id] >= 0)
 			close(m->fd[id]);

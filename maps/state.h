@@ -77,6 +77,8 @@ struct cls_journal {
 			__u32 del;
 			struct cls_class cls;
 			struct cls_class_meta meta;
+			/* the class's rate clocks start again (full) */
+			__u32 rate_reset;
 		} cls;
 		struct {
 			__u32 from; /* layout version migrated from */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Counters: the stats array is mmap()ed and summed here, so reading every
- * class on every CPU costs no syscall per element.  A read-only handle
- * cannot map it (the kernel maps a map shared only through a writable
- * fd): it copies the array in batches instead.
+ * Counters: the stats and rate_stats arrays are mmap()ed and summed here,
+ * so reading every class on every CPU costs no syscall per element.  A
+ * read-only handle cannot map them (the kernel maps a map shared only
+ * through a writable fd): it copies the arrays in batches instead.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,21 +15,21 @@
 
 #include "maps/internal.h"
 
-/* Batches of BATCH elements: 256 KiB of keys and counters a call. */
+/* Batches of BATCH elements: up to 512 KiB of keys and counters a call. */
 #define BATCH 16384
 
-static int stats_copy(struct cls_maps *m, size_t n)
+/* n elements of size sz of the array fd, copied in batches. */
+static void *counters_copy(int fd, size_t n, size_t sz, size_t *len)
 {
-	struct cls_counter *mem = calloc(n, sizeof(*mem));
+	char *mem = calloc(n, sz);
 	__u32 *keys = calloc(BATCH, sizeof(*keys)), out = 0, count;
 	size_t done = 0;
 	int err = mem && keys ? 0 : -ENOMEM;
 
 	while (!err && done < n) {
 		count = n - done < BATCH ? n - done : BATCH;
-		if (bpf_map_lookup_batch(m->fd[CLS_M_STATS], done ? &out : NULL,
-					 &out, keys, mem + done, &count,
-					 NULL) &&
+		if (bpf_map_lookup_batch(fd, done ? &out : NULL, &out, keys,
+					 mem + done * sz, &count, NULL) &&
 		    errno != ENOENT)
 			err = -errno;
 		else if (!count)
@@ -39,32 +39,62 @@ static int stats_copy(struct cls_maps *m, size_t n)
 	free(keys);
 	if (err) {
 		free(mem);
-		return err;
+		errno = -err;
+		return NULL;
 	}
-	m->stats_mem = mem;
-	m->stats_len = n * sizeof(*mem);
-	return 0;
+	*len = n * sz;
+	return mem;
+}
+
+/* The same through mmap (a writable handle): NULL with errno set. */
+static void *counters_map(int fd, size_t n, size_t sz, size_t *len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	*len = (n * sz + page - 1) / page * page;
+	p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void *counters(const struct cls_maps *m, enum cls_map_id id, size_t n,
+		      size_t sz, size_t *len)
+{
+	return m->read_only ? counters_copy(m->fd[id], n, sz, len)
+			    : counters_map(m->fd[id], n, sz, len);
 }
 
 int cls_stats_map(struct cls_maps *m)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	size_t len;
-	void *p;
-
 	if (m->stats_mem)
 		return 0;
-	if (m->read_only)
-		return stats_copy(m, (size_t)m->nr_cpus * CLS_STATS_STRIDE);
-	len = (size_t)m->nr_cpus * CLS_STATS_STRIDE * sizeof(struct cls_counter);
-	len = (len + page - 1) / page * page;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 m->fd[CLS_M_STATS], 0);
-	if (p == MAP_FAILED)
+	m->rate_stats_mem = counters(
+		m, CLS_M_RATE_STATS, (size_t)m->nr_cpus * CLS_RATE_STATS_STRIDE,
+		sizeof(struct cls_rate_counter), &m->rate_stats_len);
+	if (!m->rate_stats_mem)
 		return -errno;
-	m->stats_mem = p;
-	m->stats_len = len;
-	return 0;
+	m->stats_mem = counters(m, CLS_M_STATS,
+				(size_t)m->nr_cpus * CLS_STATS_STRIDE,
+				sizeof(struct cls_counter), &m->stats_len);
+	return m->stats_mem ? 0 : -errno;
+}
+
+struct cls_rate_counter cls_rate_stats_sum(const struct cls_maps *m,
+					   __u32 hook, __u32 idx)
+{
+	struct cls_rate_counter sum = {};
+	const volatile struct cls_rate_counter *c;
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		c = &m->rate_stats_mem[(size_t)cpu * CLS_RATE_STATS_STRIDE +
+				       hook * CLS_MAX_CLASSES + idx];
+		sum.passed += c->passed;
+		sum.dropped += c->dropped;
+		sum.delayed += c->delayed;
+		sum.marked += c->marked;
+	}
+	return sum;
 }
 
 struct cls_counter cls_stats_cpu(const struct cls_maps *m, unsigned int cpu,
@@ -151,8 +181,10 @@ static int reset_from(struct cls_maps *m, struct cls_state *s)
 		cls_step("stats reset: paused");
 		if (!err)
 			err = cls_wait_for_programs(m);
-		if (!err)
+		if (!err) {
 			memset(m->stats_mem, 0, m->stats_len);
+			memset(m->rate_stats_mem, 0, m->rate_stats_len);
+		}
 		cls_step("stats reset: zeroed");
 		s->journal.phase = RESET_ZEROED;
 		if (!err)

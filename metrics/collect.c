@@ -57,6 +57,15 @@ static int collect_classes(struct cls_maps *m, struct metrics_snapshot *s)
 			cls_stats_sum(m, CLS_STATS_EGRESS_BASE + e[i].idx);
 		c->dir[METRICS_INGRESS] =
 			cls_stats_sum(m, CLS_STATS_INGRESS_BASE + e[i].idx);
+		c->rate_kind = e[i].cls.flags & CLS_F_PACE     ? "pace"
+			       : e[i].cls.flags & CLS_F_POLICE ? "police"
+							       : NULL;
+		if (!c->rate_kind)
+			continue;
+		c->rate[METRICS_EGRESS] =
+			cls_rate_stats_sum(m, CLS_RATE_EGRESS, e[i].idx);
+		c->rate[METRICS_INGRESS] =
+			cls_rate_stats_sum(m, CLS_RATE_INGRESS, e[i].idx);
 	}
 	s->nr_classes = n;
 	return 0;

@@ -204,6 +204,43 @@ static void write_class_counter(struct out *o, const struct metrics_snapshot *s,
 	}
 }
 
+/* Rated classes only: the others have no such series. */
+static void write_rate_counters(struct out *o, const struct metrics_snapshot *s)
+{
+	static const char *const name = "classifier_class_rate_packets_total";
+	const struct metrics_class *c;
+	const struct cls_rate_counter *r;
+	size_t i;
+	int d;
+
+	for (i = 0; i < s->nr_classes && !s->classes[i].rate_kind; i++)
+		;
+	if (i == s->nr_classes)
+		return;
+	family(o, name, "counter",
+	       "What a class's rate (police or pace) did with its packets, by "
+	       "direction: passed (within the rate; paced: sent), dropped "
+	       "(over the rate; paced: past the horizon), delayed (paced), "
+	       "marked (over the rate and remarked; paced: CE).");
+	for (i = 0; i < s->nr_classes; i++) {
+		c = &s->classes[i];
+		for (d = 0; c->rate_kind && d < METRICS_NR_DIRS; d++) {
+			r = &c->rate[d];
+#define RATE_SAMPLE(what)                                                      \
+	sample(o, name,                                                        \
+	       LABELS({"class", c->label}, {"name", c->name},                  \
+		      {"direction", dir_names[d]}, {"rate", c->rate_kind},     \
+		      {"outcome", #what}),                                     \
+	       r->what)
+			RATE_SAMPLE(passed);
+			RATE_SAMPLE(dropped);
+			RATE_SAMPLE(delayed);
+			RATE_SAMPLE(marked);
+#undef RATE_SAMPLE
+		}
+	}
+}
+
 static void write_classes(struct out *o, const struct metrics_snapshot *s)
 {
 	int r;
@@ -220,6 +257,7 @@ static void write_classes(struct out *o, const struct metrics_snapshot *s)
 	write_class_counter(
 		o, s, "classifier_class_bytes_total",
 		"Bytes of the packets put in the class, by direction.", true);
+	write_rate_counters(o, s);
 	family(o, "classifier_unclassified_packets_total", "counter",
 	       "Packets passed untouched without a class, by reason "
 	       "(counted even with stats off).");

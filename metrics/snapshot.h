@@ -29,6 +29,9 @@ struct metrics_class {
 	char label[CLASSID_STRLEN]; /* "1:10" as tc writes it; "default" */
 	char name[CLS_NAME_MAX];
 	struct cls_counter dir[METRICS_NR_DIRS]; /* summed over CPUs */
+	/* police or pace: what the rate did, summed over CPUs */
+	const char *rate_kind; /* static: "police", "pace"; NULL: no rate */
+	struct cls_rate_counter rate[METRICS_NR_DIRS];
 };
 
 struct metrics_reason {

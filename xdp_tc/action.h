@@ -50,31 +50,67 @@ static __always_inline int cls_set_dscp_v6(struct __sk_buff *skb, __u32 l3_off,
 	return bpf_skb_store_bytes(skb, l3_off, word, sizeof(word), 0);
 }
 
+/*
+ * The rate first (pace, else police): a packet it drops gets no other
+ * action; one over the rate gets the over actions in place of the
+ * class's mark and DSCP.
+ */
 static __always_inline int cls_apply_skb(struct __sk_buff *skb,
 					 const struct cls_class *cls,
-					 const struct cls_pkt *pkt)
+					 const struct cls_pkt *pkt, __u32 idx)
 {
+	enum cls_rated rated = CLS_RATED_PASS;
+	__u32 flags, mark;
+	__u8 dscp;
+
 	if (!cls || !(cls->flags & CLS_F_VALID))
 		return TC_ACT_UNSPEC;
-	if (cls->flags & CLS_F_DROP)
+	flags = cls->flags;
+	if (flags & CLS_F_DROP)
 		return TC_ACT_SHOT;
-	if (cls->flags & CLS_F_PRIORITY)
+	if (flags & CLS_F_PACE)
+		rated = cls_pace_skb(skb, cls, idx);
+	else if (flags & CLS_F_POLICE)
+		rated = cls_police_pkt(cls, idx, CLS_RATE_EGRESS,
+				       cls_wire_len(skb));
+	if (rated == CLS_RATED_DROP)
+		return TC_ACT_SHOT;
+	mark = cls->mark;
+	dscp = cls->dscp;
+	if (rated == CLS_RATED_OVER) {
+		if (flags & CLS_F_OVER_MARK) {
+			flags |= CLS_F_MARK;
+			mark = cls->over_mark;
+		}
+		if (flags & CLS_F_OVER_DSCP) {
+			flags |= CLS_F_DSCP;
+			dscp = cls->over_dscp;
+		}
+	}
+	if (flags & CLS_F_PRIORITY)
 		skb->priority = cls->classid;
-	if (cls->flags & CLS_F_MARK)
-		skb->mark = cls->mark;
-	if (cls->flags & CLS_F_DSCP) {
+	if (flags & CLS_F_MARK)
+		skb->mark = mark;
+	if (flags & CLS_F_DSCP) {
 		/* A failed rewrite leaves the packet as it was: still pass. */
 		if (pkt->family == CLS_FAMILY_V4)
-			cls_set_dscp_v4(skb, pkt->l3_off, cls->dscp & 0x3f);
+			cls_set_dscp_v4(skb, pkt->l3_off, dscp & 0x3f);
 		else
-			cls_set_dscp_v6(skb, pkt->l3_off, cls->dscp & 0x3f);
+			cls_set_dscp_v6(skb, pkt->l3_off, dscp & 0x3f);
 	}
 	return TC_ACT_UNSPEC;
 }
 
-static __always_inline int cls_apply_xdp(const struct cls_class *cls)
+/* XDP passes or drops: a policed class's packets over the rate drop. */
+static __always_inline int cls_apply_xdp(const struct cls_class *cls, __u32 idx,
+					 __u32 len)
 {
-	if (cls && (cls->flags & CLS_F_VALID) && (cls->flags & CLS_F_DROP))
+	if (!cls || !(cls->flags & CLS_F_VALID))
+		return XDP_PASS;
+	if (cls->flags & CLS_F_DROP)
+		return XDP_DROP;
+	if ((cls->flags & CLS_F_POLICE) &&
+	    cls_police_pkt(cls, idx, CLS_RATE_INGRESS, len) == CLS_RATED_DROP)
 		return XDP_DROP;
 	return XDP_PASS;
 }

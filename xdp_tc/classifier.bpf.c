@@ -20,6 +20,8 @@
 #include "xdp_tc/parse.h"
 #include "xdp_tc/lookup.h"
 #include "xdp_tc/count.h"
+#include "xdp_tc/rate.h"
+#include "xdp_tc/rated.h"
 #include "xdp_tc/action.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -78,7 +80,7 @@ static __always_inline int cls_egress_run(struct __sk_buff *skb, bool l3)
 	}
 	idx = cls_classify(&pkt, skb->len, CLS_STATS_EGRESS_BASE);
 	cls = bpf_map_lookup_elem(&classes, &idx);
-	return cls_apply_skb(skb, cls, &pkt);
+	return cls_apply_skb(skb, cls, &pkt, idx);
 }
 
 static __always_inline int cls_ingress_run(struct xdp_md *ctx, bool l3)
@@ -97,7 +99,7 @@ static __always_inline int cls_ingress_run(struct xdp_md *ctx, bool l3)
 	}
 	idx = cls_classify(&pkt, len, CLS_STATS_INGRESS_BASE);
 	cls = bpf_map_lookup_elem(&classes, &idx);
-	return cls_apply_xdp(cls);
+	return cls_apply_xdp(cls, idx, len);
 }
 
 /* Ethernet devices (veth, physical NICs, VLAN, bonds, bridges, tap). */

@@ -12,6 +12,9 @@
  * moves it on by the packet's cost, len / rate.  It may lag behind now by
  * the burst's cost at most (tau): that is the credit an idle class keeps.
  * A clock of 0 is a full bucket, so zeroing the state resets a class.
+ * The clock counts from CLS_RATE_EPOCH before boot (maps/classifier_abi.h),
+ * so that now less a burst never goes below zero: minutes after boot a
+ * policer at 8 bit/s with a 64kb bucket still gets the whole bucket.
  *
  * The functions are pure in time: the caller passes now, so tests drive
  * them with the timestamps they choose (tests/prog/rate_test.bpf.c).
@@ -44,14 +47,13 @@ static __always_inline __u64 cls_rate_ns(const struct cls_rate *r, __u32 len)
 }
 
 /*
- * The earliest the clock may be at t: t less the burst's time (tau), or
- * 0.  burst * mult < 2^64: both are 32-bit.
+ * The earliest the clock may be at t (on the clock's scale): t less the
+ * burst's time (tau).  burst * mult < 2^64, both being 32-bit, and tau
+ * < CLS_RATE_EPOCH (shift >= 2 at the lowest rate), so no underflow.
  */
 static __always_inline __u64 cls_rate_floor(const struct cls_rate *r, __u64 t)
 {
-	__u64 tau = ((__u64)r->burst * r->mult) >> (r->shift & 63);
-
-	return t > tau ? t - tau : 0;
+	return t - (((__u64)r->burst * r->mult) >> (r->shift & 63));
 }
 
 static __always_inline __u64 cls_rate_max(__u64 a, __u64 b)
@@ -68,10 +70,11 @@ static __always_inline __u64 cls_rate_max(__u64 a, __u64 b)
 static __always_inline bool cls_police(__u64 *tat, const struct cls_rate *r,
 				       __u64 now, __u32 len)
 {
-	__u64 cost = cls_rate_ns(r, len), floor = cls_rate_floor(r, now);
-	__u64 old, base;
+	__u64 cost = cls_rate_ns(r, len), old, base, floor;
 	int i;
 
+	now += CLS_RATE_EPOCH;
+	floor = cls_rate_floor(r, now);
 	for (i = 0; i < CLS_RATE_TRIES; i++) {
 		old = *(volatile __u64 *)tat;
 		base = cls_rate_max(old, floor);
@@ -94,10 +97,12 @@ static __always_inline enum cls_pace_verdict cls_pace(__u64 *tat,
 						      __u64 now, __u64 earliest,
 						      __u32 len, __u64 *depart)
 {
-	__u64 cost = cls_rate_ns(r, len), floor = cls_rate_floor(r, earliest);
-	__u64 old, base, d;
+	__u64 cost = cls_rate_ns(r, len), old, base, floor, d;
 	int i;
 
+	now += CLS_RATE_EPOCH;
+	earliest += CLS_RATE_EPOCH;
+	floor = cls_rate_floor(r, earliest);
 	for (i = 0; i < CLS_RATE_TRIES; i++) {
 		old = *(volatile __u64 *)tat;
 		base = cls_rate_max(old, floor);
@@ -105,7 +110,7 @@ static __always_inline enum cls_pace_verdict cls_pace(__u64 *tat,
 		if (d - now > r->horizon_ns)
 			return CLS_PACE_DROP;
 		if (__sync_val_compare_and_swap(tat, old, base + cost) == old) {
-			*depart = d;
+			*depart = d - CLS_RATE_EPOCH;
 			return d > now ? CLS_PACE_LATER : CLS_PACE_NOW;
 		}
 	}

@@ -116,6 +116,7 @@ crash_each "table off" table off
 crash_each "table rebuild" table rebuild
 crash_each "stats reset" stats reset
 crash_each "class set" class set web mark 0x99 dscp 10
+crash_each "class set police" class set web police 10mbit over dscp 10
 crash_each "class del" class del spare
 
 # Creating the pins: killed at any step, the next command finds either

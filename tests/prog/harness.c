@@ -88,6 +88,11 @@ static int map_arrays(struct fix *f)
 			     &f->stats_len);
 	if (!f->stats)
 		return -errno;
+	f->rate_stats = map_array(f->skel->maps.rate_stats,
+				  sizeof(struct cls_rate_counter),
+				  &f->rate_stats_len);
+	if (!f->rate_stats)
+		return -errno;
 	return make_table(f);
 }
 
@@ -145,6 +150,8 @@ void fix_close(struct fix *f)
 {
 	if (f->stats)
 		munmap(f->stats, f->stats_len);
+	if (f->rate_stats)
+		munmap(f->rate_stats, f->rate_stats_len);
 	if (f->dir24)
 		munmap(f->dir24, f->dir24_len);
 	if (f->trie_v4 >= 0)
@@ -191,12 +198,15 @@ static int install_trie(int outer_fd, enum cls_slotted slot, int *fd)
 static int reset_classes(struct fix *f)
 {
 	int fd = bpf_map__fd(f->skel->maps.classes);
+	int clocks = bpf_map__fd(f->skel->maps.rate_state);
 	struct cls_class cls = {.flags = CLS_F_VALID | CLS_F_PRIORITY};
+	struct cls_rate_state full = {};
 	__u32 i;
 
 	for (i = 0; i < TEST_CLASSES; i++) {
 		cls.classid = test_classid(i);
-		if (bpf_map_update_elem(fd, &i, &cls, BPF_ANY))
+		if (bpf_map_update_elem(fd, &i, &cls, BPF_ANY) ||
+		    bpf_map_update_elem(clocks, &i, &full, BPF_ANY))
 			return -errno;
 	}
 	return 0;
@@ -232,6 +242,7 @@ int fix_reset(struct fix *f)
 	if (!err)
 		err = route_add(&t, TEST_DECOY_L3_V6 "/128", TEST_DECOY_CLASS);
 	memset(f->stats, 0, f->stats_len);
+	memset(f->rate_stats, 0, f->rate_stats_len);
 	return err;
 }
 
@@ -507,6 +518,14 @@ __u64 reason_packets(const struct t *t, int cpu)
 	for (i = 0; i < CLS_REASON_SLOTS; i++)
 		sum += counter(t, cpu, CLS_STATS_REASON_BASE + i).packets;
 	return sum;
+}
+
+struct cls_rate_counter rate_counter(const struct t *t, __u32 idx)
+{
+	__u32 hook = t->hook == HOOK_XDP ? CLS_RATE_INGRESS : CLS_RATE_EGRESS;
+
+	return t->f->rate_stats[(size_t)t->f->cpu * CLS_RATE_STATS_STRIDE +
+				hook * CLS_MAX_CLASSES + idx];
 }
 
 int expect_class(struct t *t, const struct pkt *p, __u32 idx)

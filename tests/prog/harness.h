@@ -67,6 +67,8 @@ struct fix {
 	size_t table6_len;
 	struct cls_counter *stats;
 	size_t stats_len;
+	struct cls_rate_counter *rate_stats;
+	size_t rate_stats_len;
 	struct cls_config cfg;
 	__u32 *dir24;
 	size_t dir24_len;
@@ -145,6 +147,8 @@ __u64 other_hook_packets(const struct t *t, int cpu);
 __u32 class_slot(const struct t *t, __u32 idx);
 struct cls_counter class_counter(const struct t *t, int cpu, __u32 idx);
 __u64 reason_packets(const struct t *t, int cpu);
+/* What class idx's rate did at this test's hook, on this CPU. */
+struct cls_rate_counter rate_counter(const struct t *t, __u32 idx);
 
 /* Records why the test failed; always returns -1. */
 int fail(struct t *t, const char *fmt, ...)

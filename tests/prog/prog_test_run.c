@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -25,6 +26,7 @@
 #include "maps/maps.h"
 #include "tests/prog/harness.h"
 #include "tests/prog/rate_test.h"
+#include "maps/rate.h"
 
 #define NEXTHDR_HOP	 0
 #define NEXTHDR_ROUTING	 43
@@ -1229,6 +1231,265 @@ static int stats_off_keeps_class_counters_not_reasons(struct t *t)
 
 /* ---- runner ---- */
 
+
+/*
+ * ---- rates in the data path (the arithmetic: tests/prog/rate_test.c) ----
+ * The programs read the real clock, so these tests use rates at which
+ * the time a test takes refills nothing: 1 byte/s, a packet costs ~100 s.
+ */
+
+/* Class 3 policed at 1 byte/s with a bucket of n packets. */
+static struct cls_class policed(__u32 n_pkts, __u32 len, __u32 extra)
+{
+	struct cls_class cls = {.classid = test_classid(3),
+				.flags = CLS_F_VALID | CLS_F_PRIORITY |
+					 CLS_F_POLICE | extra};
+
+	cls_rate_set(&cls.rate, 1, n_pkts * len, 0, 0);
+	return cls;
+}
+
+/* n packets to class 3; how many got verdict v. */
+static int count_verdicts(struct t *t, const struct cls_class *cls, int n,
+			  int v, int *got)
+{
+	struct pkt p;
+	struct run r;
+	int i;
+
+	*got = 0;
+	if (class_set(t, 3, cls) || route_add(t, "10.0.0.0/8", 3) ||
+	    mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (run_pkt(t, &p, &r))
+			return -1;
+		*got += r.verdict == v;
+	}
+	return 0;
+}
+
+static int police_drops_past_the_burst(struct t *t)
+{
+	struct cls_class cls;
+	struct cls_rate_counter c;
+	struct pkt p;
+	int passed;
+
+	if (mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	/* A bucket of 3 packets, and one more takes it below zero. */
+	cls = policed(3, p.len, 0);
+	if (count_verdicts(t, &cls, 10, pass_verdict(t), &passed))
+		return -1;
+	CHECK(t, passed == 4, "%d of 10 passed, want 4", passed);
+	c = rate_counter(t, 3);
+	CHECK(t, c.passed == 4 && c.dropped == 6 && !c.marked && !c.delayed,
+	      "counted passed %llu dropped %llu marked %llu delayed %llu",
+	      c.passed, c.dropped, c.marked, c.delayed);
+	CHECK(t, class_counter(t, t->f->cpu, 3).packets == 10,
+	      "the class counted %llu packets, want every one",
+	      class_counter(t, t->f->cpu, 3).packets);
+	return 0;
+}
+
+/* A zeroed clock (what a rate change writes) is a full bucket again. */
+static int police_reset_clock_is_a_full_bucket(struct t *t)
+{
+	struct cls_rate_state full = {};
+	struct cls_class cls;
+	struct pkt p;
+	__u32 idx = 3;
+	int passed;
+
+	if (mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	cls = policed(1, p.len, 0);
+	if (count_verdicts(t, &cls, 5, pass_verdict(t), &passed))
+		return -1;
+	CHECK(t, passed == 2, "%d of 5 passed, want 2", passed);
+	if (bpf_map_update_elem(bpf_map__fd(t->f->skel->maps.rate_state), &idx,
+				&full, BPF_ANY))
+		return fail(t, "reset: %s", strerror(errno));
+	if (count_verdicts(t, &cls, 5, pass_verdict(t), &passed))
+		return -1;
+	CHECK(t, passed == 2, "%d of 5 passed after a reset, want 2", passed);
+	return 0;
+}
+
+/* The hooks keep their own clocks: egress traffic spends no ingress. */
+static int police_hooks_have_own_clocks(struct t *t)
+{
+	struct cls_rate_state st = {};
+	struct pkt p;
+	__u32 idx = 3;
+	int passed;
+	struct cls_class cls;
+
+	if (mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	cls = policed(0, p.len, 0);
+	if (count_verdicts(t, &cls, 3, pass_verdict(t), &passed))
+		return -1;
+	CHECK(t, passed == 1, "%d of 3 passed with no burst, want 1", passed);
+	bpf_map_lookup_elem(bpf_map__fd(t->f->skel->maps.rate_state), &idx,
+			    &st);
+	CHECK(t, st.tat[t->hook == HOOK_XDP ? 0 : 1] == 0,
+	      "the other hook's clock moved");
+	CHECK(t, st.tat[t->hook == HOOK_XDP ? 1 : 0] != 0,
+	      "this hook's clock did not move");
+	return 0;
+}
+
+static int tc_police_over_dscp_and_mark_instead_of_drop(struct t *t)
+{
+	struct cls_class cls;
+	struct cls_rate_counter c;
+	struct pkt p;
+	struct run r;
+
+	if (mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	cls = policed(0, p.len,
+		      CLS_F_DSCP | CLS_F_MARK | CLS_F_OVER_DSCP |
+			      CLS_F_OVER_MARK);
+	cls.dscp = 46;
+	cls.mark = 0x20;
+	cls.over_dscp = 10;
+	cls.over_mark = 0x99;
+	if (class_set(t, 3, &cls) || route_add(t, "10.0.0.0/8", 3))
+		return -1;
+	if (run_pkt(t, &p, &r))
+		return -1;
+	CHECK(t, r.verdict == -1 && r.out.buf[p.l3_off + 1] >> 2 == 46 &&
+		      r.skb.mark == 0x20,
+	      "within the rate: verdict %d dscp %u mark %#x", r.verdict,
+	      r.out.buf[p.l3_off + 1] >> 2, r.skb.mark);
+	if (run_pkt(t, &p, &r))
+		return -1;
+	CHECK(t, r.verdict == -1 && r.out.buf[p.l3_off + 1] >> 2 == 10 &&
+		      r.skb.mark == 0x99 && r.skb.priority == test_classid(3),
+	      "over the rate: verdict %d dscp %u mark %#x priority %#x",
+	      r.verdict, r.out.buf[p.l3_off + 1] >> 2, r.skb.mark,
+	      r.skb.priority);
+	CHECK(t, pkt_ipv4_csum(r.out.buf + p.l3_off, 20) == 0,
+	      "IPv4 checksum wrong after the over DSCP");
+	c = rate_counter(t, 3);
+	CHECK(t, c.passed == 1 && c.marked == 1 && !c.dropped,
+	      "counted passed %llu marked %llu dropped %llu", c.passed,
+	      c.marked, c.dropped);
+	return 0;
+}
+
+/* XDP cannot remark: over the rate is dropped whatever the over actions. */
+static int xdp_police_drops_over_the_rate(struct t *t)
+{
+	struct cls_class cls;
+	struct pkt p;
+	int dropped;
+
+	if (mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	cls = policed(0, p.len, CLS_F_OVER_DSCP);
+	cls.over_dscp = 10;
+	if (count_verdicts(t, &cls, 4, XDP_DROP, &dropped))
+		return -1;
+	CHECK(t, dropped == 3, "%d of 4 dropped, want 3", dropped);
+	CHECK(t, rate_counter(t, 3).dropped == 3, "drops counted %llu",
+	      rate_counter(t, 3).dropped);
+	return 0;
+}
+
+static int police_counts_nothing_with_stats_off(struct t *t)
+{
+	struct cls_class cls;
+	struct cls_rate_counter c;
+	struct pkt p;
+	int passed;
+
+	if (mk_v4(t, &p, "10.1.2.3", 0) || set_stats_on(t, 0))
+		return -1;
+	cls = policed(0, p.len, 0);
+	if (count_verdicts(t, &cls, 3, pass_verdict(t), &passed))
+		return -1;
+	CHECK(t, passed == 1, "%d of 3 passed with stats off, want 1", passed);
+	c = rate_counter(t, 3);
+	CHECK(t, !(c.passed | c.dropped), "counted with stats off");
+	return 0;
+}
+
+/*
+ * Class 3 paced: a 100-byte frame costs 10 ms (10 kB/s), horizon 45 ms,
+ * CE past 25 ms.  At the real clock: departures now, +10, +20, +30, +40
+ * ms, then +50 is past the horizon.
+ */
+static int tc_pace_departures_horizon_and_ce(struct t *t)
+{
+	struct cls_class cls = {.classid = test_classid(3),
+				.flags = CLS_F_VALID | CLS_F_PRIORITY |
+					 CLS_F_PACE};
+	struct cls_rate_counter c;
+	struct timespec ts;
+	struct pkt p;
+	struct run r;
+	__u64 now;
+	int k;
+
+	if (route_add(t, "10.0.0.0/8", 3) || mk_v4(t, &p, "10.1.2.3", 0x02))
+		return -1;
+	/* p.len bytes in 10 ms exactly */
+	cls_rate_set(&cls.rate, p.len * 100, 0, 45000000, 25000000);
+	if (class_set(t, 3, &cls))
+		return -1;
+	for (k = 0; k < 6; k++) {
+		if (run_pkt(t, &p, &r))
+			return -1;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+		if (k == 5) {
+			CHECK(t, r.verdict == 2, "+50 ms past the horizon: %d",
+			      r.verdict);
+			break;
+		}
+		CHECK(t, r.verdict == -1, "packet %d: verdict %d", k,
+		      r.verdict);
+		if (!k) {
+			CHECK(t, r.skb.tstamp == 0, "the first packet waits");
+			continue;
+		}
+		CHECK(t,
+		      r.skb.tstamp > now &&
+			      r.skb.tstamp <= now + k * 10000000ULL,
+		      "packet %d leaves %lld ns from now, want up to %d ms", k,
+		      (long long)(r.skb.tstamp - now), k * 10);
+		CHECK(t, (r.out.buf[p.l3_off + 1] & 3) == (k > 2 ? 3 : 2),
+		      "packet %d (+%d ms) ECN %d", k, k * 10,
+		      r.out.buf[p.l3_off + 1] & 3);
+	}
+	c = rate_counter(t, 3);
+	CHECK(t,
+	      c.passed == 5 && c.delayed == 4 && c.marked == 2 && c.dropped == 1,
+	      "counted passed %llu delayed %llu marked %llu dropped %llu",
+	      c.passed, c.delayed, c.marked, c.dropped);
+	return 0;
+}
+
+/* XDP has no departure times: a paced class's packets pass as they are. */
+static int xdp_pace_passes(struct t *t)
+{
+	struct cls_class cls = {.flags = CLS_F_VALID | CLS_F_PACE};
+	struct pkt p;
+	int passed;
+
+	if (mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	cls_rate_set(&cls.rate, 1, 0, 1, 0);
+	if (count_verdicts(t, &cls, 3, XDP_PASS, &passed))
+		return -1;
+	CHECK(t, passed == 3, "%d of 3 passed", passed);
+	return 0;
+}
+
 struct test_case {
 	const char *name;
 	int (*fn)(struct t *t);
@@ -1314,6 +1575,14 @@ static const struct test_case tests[] = {
 	TEST(counters_land_in_this_cpu_slice, ALL),
 	TEST(counters_keep_hooks_apart, ALL),
 	TEST(stats_off_keeps_class_counters_not_reasons, BOTH),
+	TEST(police_drops_past_the_burst, BOTH),
+	TEST(police_reset_clock_is_a_full_bucket, BOTH),
+	TEST(police_hooks_have_own_clocks, BOTH),
+	TEST(tc_police_over_dscp_and_mark_instead_of_drop, HOOK_TC),
+	TEST(xdp_police_drops_over_the_rate, HOOK_XDP),
+	TEST(police_counts_nothing_with_stats_off, BOTH),
+	TEST(tc_pace_departures_horizon_and_ce, HOOK_TC),
+	TEST(xdp_pace_passes, HOOK_XDP),
 };
 
 static const struct {

@@ -62,7 +62,7 @@ int police_racy(struct __sk_buff *skb)
 {
 	__u32 key = args.clock;
 	__u64 *tat = bpf_map_lookup_elem(&clocks, &key);
-	__u64 now = test_now(), floor, base;
+	__u64 now = test_now() + CLS_RATE_EPOCH, floor, base;
 
 	(void)skb;
 	if (!tat)

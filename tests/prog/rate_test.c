@@ -78,8 +78,9 @@ static __u64 clock_of(struct rt *t, __u32 k)
 {
 	__u64 v = 0;
 
+	/* on CLOCK_MONOTONIC's scale (0 stays 0: a full bucket) */
 	bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.clocks), &k, &v);
-	return v;
+	return v ? v - CLS_RATE_EPOCH : 0;
 }
 
 struct shot {
@@ -164,6 +165,19 @@ static int police_idle_credit_is_the_burst(struct rt *t)
 	n = police_n(t, 100);
 	RCHECK(t, n == 11, "%ld passed after an hour idle, want the burst (11)",
 	       n);
+	return 0;
+}
+
+/* A second after boot, a bucket 10 s long is still full (CLS_RATE_EPOCH). */
+static int police_full_bucket_soon_after_boot(struct rt *t)
+{
+	long n;
+
+	t->skel->bss->args.now = 1000000000;
+	if (set_rate(t, 1000, 10 * LEN, 0, 0))
+		return -1;
+	n = police_n(t, 20);
+	RCHECK(t, n == 11, "%ld of 20 passed 1 s after boot, want 11", n);
 	return 0;
 }
 
@@ -525,6 +539,7 @@ static const struct rate_case cases[] = {
 	RT(police_burst_then_rate),
 	RT(police_idle_credit_is_the_burst),
 	RT(police_zeroed_clock_is_a_full_bucket),
+	RT(police_full_bucket_soon_after_boot),
 	RT(police_holds_2x_to_rate),
 	RT(police_cost_agrees_at_every_rate),
 	RT(pace_spaces_departures),

@@ -54,6 +54,13 @@ static const struct want want[] = {
 	S(6, "trie_v4", 4),	 S(6, "trie_v6", 4),
 	S(6, "table_v4", 8),	 S(6, "table_v6", 4U << 20),
 	A(6, "state", 512),
+
+	A(7, "config", 16),	 A(7, "classes", 64),
+	A(7, "class_meta", 128), A(7, "stats", 16),
+	S(7, "trie_v4", 4),	 S(7, "trie_v6", 4),
+	S(7, "table_v4", 8),	 S(7, "table_v6", 4U << 20),
+	A(7, "state", 512),	 A(7, "rate_state", 64),
+	A(7, "rate_stats", 32),
 };
 
 #define NR_WANT (sizeof(want) / sizeof(want[0]))

@@ -235,6 +235,31 @@ static void test_golden_small_snapshot(void **state)
 	free(out);
 }
 
+/* A rated class has its rate's series; an unrated one none. */
+static void test_rate_series_of_rated_classes(void **state)
+{
+	struct metrics_snapshot s;
+	char *out;
+
+	(void)state;
+	small_snapshot(&s);
+	out = render(&s);
+	assert_null(strstr(out, "classifier_class_rate_packets_total"));
+	free(out);
+	s.classes[1].rate_kind = "police";
+	s.classes[1].rate[METRICS_INGRESS].dropped = 7;
+	out = render(&s);
+	s.classes[1].rate_kind = NULL; /* the array is the other tests' too */
+	s.classes[1].rate[METRICS_INGRESS].dropped = 0;
+	assert_non_null(strstr(out, "# TYPE classifier_class_rate_packets_total "
+				    "counter\n"));
+	assert_non_null(strstr(
+		out, "classifier_class_rate_packets_total{class=\"1:10\","
+		     "name=\"web\",direction=\"ingress\",rate=\"police\","
+		     "outcome=\"dropped\"} 7\n"));
+	free(out);
+}
+
 static void test_label_values_escaped(void **state)
 {
 	struct metrics_attachment odd = {.dev = "a\"b\\c\nd",
@@ -489,6 +514,7 @@ int main(void)
 		cmocka_unit_test(test_sync_running_or_not),
 		cmocka_unit_test(test_down),
 		cmocka_unit_test(test_many_classes),
+		cmocka_unit_test(test_rate_series_of_rated_classes),
 		cmocka_unit_test(test_write_file_atomic),
 		cmocka_unit_test(test_write_file_missing_dir),
 	};
