@@ -20,7 +20,7 @@ NETNS_PROMETHEUS="promtool prometheus"
 
 # Sources the tests compile at run time, and the extra flags they use; the
 # guest has no compiler (guest/gcc-shim.sh hands out these builds).
-SHIM_SOURCES="tests/netns/udpsend.c: tests/netns/peer.c:
+SHIM_SOURCES="tests/netns/udpsend.c: tests/netns/peer.c: tests/netns/ratercv.c:
 	tests/metrics/bpf_stats_hold.c:-lbpf"
 
 # Copy a dynamically linked binary and the libraries ldd names.

@@ -54,7 +54,10 @@ gcc -O2 -Wall -Wextra -o "$UDPSEND" "$CLASSIFIER_SRC/tests/netns/udpsend.c"
 # Only the tests that need it fail without it (the 6.1 guest has no gcc).
 gcc -O2 -Wall -Wextra -o "$PEER" "$CLASSIFIER_SRC/tests/netns/peer.c" ||
 	echo "$0: could not build tests/netns/peer.c" >&2
-export CLASSIFIER UDPSEND PEER
+RATERCV="$RUN_DIR/ratercv"
+gcc -O2 -Wall -Wextra -o "$RATERCV" "$CLASSIFIER_SRC/tests/netns/ratercv.c" ||
+	echo "$0: could not build tests/netns/ratercv.c" >&2
+export CLASSIFIER UDPSEND PEER RATERCV
 # deploy/ files some tests read
 export CLASSIFIER_SRC
 
