@@ -18,7 +18,7 @@ B := $(OUTPUT)/bench
 .DELETE_ON_ERROR:
 .PHONY: all
 all: $(B)/progbench $(B)/prefixgen $(B)/blast $(B)/routebench $(B)/memlat \
-	$(B)/metricsbench
+	$(B)/metricsbench $(B)/ratebench
 
 $(B):
 	@mkdir -p $@
@@ -42,6 +42,13 @@ $(B)/progbench: $(PROGBENCH_SRCS) bench/gen.h bench/progbench.h \
 	@printf '  %-8s %s\n' LINK $@
 	@$(CC) $(CPPFLAGS) -I$(B) $(CFLAGS) $(PROGBENCH_SRCS) -lbpf -lelf -lz \
 		-lm -o $@
+
+# The rates in the real programs, made from the registry as the CLI does.
+$(B)/ratebench: bench/ratebench.c maps/registry.c maps/rate.c maps/maps.h \
+		$(OUTPUT)/classifier.skel.h | $(B)
+	@printf '  %-8s %s\n' LINK $@
+	@$(CC) $(CPPFLAGS) $(CFLAGS) bench/ratebench.c maps/registry.c \
+		maps/rate.c -lbpf -lelf -lz -pthread -o $@
 
 $(B)/prefixgen: bench/prefixgen.c bench/gen.c bench/gen6.c bench/gen.h | $(B)
 	@printf '  %-8s %s\n' LINK $@

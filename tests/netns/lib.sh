@@ -205,7 +205,11 @@ setup_pair()
 		ip -n "$ns" link set lo up
 	done
 	# after the sysctls: default.* applies to devices made from now on
-	ip link add "$VS" netns "$NS_S" type veth peer name "$VR" netns "$NS_R"
+	# VETH_QUEUES=N: N TX and RX queues each side (mq trees)
+	ip link add "$VS" netns "$NS_S" \
+		${VETH_QUEUES:+numtxqueues $VETH_QUEUES numrxqueues $VETH_QUEUES} \
+		type veth peer name "$VR" netns "$NS_R" \
+		${VETH_QUEUES:+numtxqueues $VETH_QUEUES numrxqueues $VETH_QUEUES}
 	ip -n "$NS_S" addr add 10.200.0.1/24 dev "$VS"
 	ip -n "$NS_S" addr add fd00:200::1/64 dev "$VS" nodad
 	ip -n "$NS_R" addr add 10.200.0.2/24 dev "$VR"
