@@ -20,8 +20,6 @@
 #define SWAP_CHUNK 4096
 /* A failed dump or apply is tried again after this long, not at once. */
 #define RETRY_MS 1000
-/* Entries one prefix may have before the engine stops telling them apart. */
-#define SAME_MAX 64
 
 struct sync_op {
 	struct cls_prefix p;
@@ -375,7 +373,7 @@ static void to_ent(const struct kroute *k, int rule, struct rtab_ent *x)
 	x->metric = k->priority;
 	x->tos = k->tos;
 	x->nhhash = kroute_nh_hash(k);
-	x->nh = k->nr_nh > 255 ? 255 : k->nr_nh;
+	x->nh = k->nr_nh > UINT16_MAX ? UINT16_MAX : k->nr_nh;
 	x->rule = rule < 0 ? 0 : rule;
 }
 
@@ -388,20 +386,6 @@ static int select_rule(struct sync_engine *e, const struct kroute *k)
 		return -1;
 	i = sync_rules_match(&e->rules, k, link_name, e);
 	return i >= 0 && !e->rules.rule[i].ignore ? i : -1;
-}
-
-/* Entries of k's prefix in the same table at the same metric and TOS. */
-static size_t same_slot(const struct rtab *t, const struct rtab_ent *x,
-			struct rtab_ent *same)
-{
-	struct rtab_ent all[SAME_MAX];
-	size_t n = rtab_find(t, &x->dst, all, SAME_MAX), i, k = 0;
-
-	for (i = 0; i < n && i < SAME_MAX; i++)
-		if (all[i].table == x->table && all[i].metric == x->metric &&
-		    all[i].tos == x->tos)
-			same[k++] = all[i];
-	return n > SAME_MAX ? SAME_MAX + 1 : k;
 }
 
 /* Put x in place of old (or drop old when the route is not selected). */
@@ -423,14 +407,13 @@ static int event_v4(struct sync_engine *e, struct rtab *t, bool del,
 		    __u16 nlflags, struct rtab_ent *x, bool selected,
 		    const struct prefix_state *before)
 {
-	struct rtab_ent same[SAME_MAX];
-	size_t n, i;
+	struct rtab_ent same;
+	size_t n;
 
 	if (del) {
 		if (!rtab_remove(t, x))
 			return 0;
-		n = same_slot(t, x, same);
-		if (n)
+		if (rtab_find_alike(t, x, NULL, 0))
 			sync_engine_want_resync(e, "ambiguous delete", 0,
 						e->batch_start);
 		return 0;
@@ -444,12 +427,11 @@ static int event_v4(struct sync_engine *e, struct rtab *t, bool del,
 		}
 		return rtab_update(t, x, x) ? rtab_insert(t, x) : 0;
 	}
-	n = same_slot(t, x, same);
+	n = rtab_find_alike(t, x, &same, 1);
 	if (n == 1)
-		return replace_ent(t, &same[0], x, selected);
+		return replace_ent(t, &same, x, selected);
 	if (n > 1) {
-		for (i = 0; i < n && i < SAME_MAX; i++)
-			rtab_remove(t, &same[i]);
+		rtab_remove_alike(t, x);
 		sync_engine_want_resync(e, "ambiguous replace", 0,
 					e->batch_start);
 	}
@@ -465,8 +447,8 @@ static int event_v6(struct sync_engine *e, struct rtab *t, bool del,
 		    const struct kroute *k, struct rtab_ent *x, bool selected,
 		    const struct prefix_state *before)
 {
-	struct rtab_ent same[SAME_MAX], y;
-	size_t n = same_slot(t, x, same);
+	struct rtab_ent same, y;
+	size_t n = rtab_find_alike(t, x, &same, 1);
 
 	if (n > 1) {
 		/* not a state the kernel makes; start again from a dump */
@@ -475,17 +457,17 @@ static int event_v6(struct sync_engine *e, struct rtab *t, bool del,
 		return 0;
 	}
 	if (del) {
-		if (!n || same[0].nhhash == x->nhhash)
-			return n ? rtab_remove(t, &same[0]) : 0;
-		if (k->nr_nh < same[0].nh) {
-			y = same[0];
+		if (!n || same.nhhash == x->nhhash)
+			return n ? rtab_remove(t, &same) : 0;
+		if (k->nr_nh < same.nh) {
+			y = same;
 			y.nh -= k->nr_nh;
 			y.nhhash -= x->nhhash - kroute_nh_hash_base(k);
 			if (e->rules.uses_nexthop)
 				sync_engine_want_resync(
 					e, "partial multipath delete", 0,
 					e->batch_start);
-			return rtab_update(t, &same[0], &y);
+			return rtab_update(t, &same, &y);
 		}
 		sync_engine_want_resync(e, "inconsistent ipv6 delete", 0,
 					e->batch_start);
@@ -493,7 +475,7 @@ static int event_v6(struct sync_engine *e, struct rtab *t, bool del,
 	}
 	x->flags = before->has ? before->best.flags : 0;
 	if (n)
-		return replace_ent(t, &same[0], x, selected);
+		return replace_ent(t, &same, x, selected);
 	return selected ? rtab_insert(t, x) : 0;
 }
 

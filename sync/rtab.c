@@ -20,11 +20,11 @@ struct tail {
 	__u32 table;
 	__u32 nhhash;
 	__u16 rule;
+	__u16 nh;
 	__u8 len;
 	__u8 tos;
-	__u8 nh;
 	__u8 flags;
-	__u16 pad;
+	__u8 pad;
 };
 
 static __u32 key_hash(const struct rtab *t, const __u8 *addr, __u8 len)
@@ -222,13 +222,21 @@ int rtab_upsert(struct rtab *t, const struct rtab_ent *e, bool *new_prefix)
 	return 0;
 }
 
-size_t rtab_find(const struct rtab *t, const struct cls_prefix *p,
-		 struct rtab_ent *out, size_t max)
+static bool slot_alike(const struct rtab *t, size_t i, const struct rtab_ent *x)
 {
-	size_t i = home(t, key_hash(t, p->addr, p->len)), n = 0;
+	const struct tail *tl = tail(t, i);
+
+	return key_eq(t, i, &x->dst) && tl->table == x->table &&
+	       tl->metric == x->metric && tl->tos == x->tos;
+}
+
+size_t rtab_find_alike(const struct rtab *t, const struct rtab_ent *x,
+		       struct rtab_ent *out, size_t max)
+{
+	size_t i = home(t, key_hash(t, x->dst.addr, x->dst.len)), n = 0;
 
 	for (; used(t, i); i = next(t, i)) {
-		if (!key_eq(t, i, p))
+		if (!slot_alike(t, i, x))
 			continue;
 		if (n < max)
 			unpack(t, i, &out[n]);
@@ -265,14 +273,11 @@ static bool in_range(size_t h, size_t i, size_t j)
 	return i <= j ? i < h && h <= j : i < h || h <= j;
 }
 
-int rtab_remove(struct rtab *t, const struct rtab_ent *id)
+/* Remove the entry in slot i, shifting back what follows in its run. */
+static void remove_slot(struct rtab *t, size_t i)
 {
-	long found = find_slot(t, id);
-	size_t i, j;
+	size_t j = i;
 
-	if (found < 0)
-		return -ENOENT;
-	i = j = found;
 	for (;;) {
 		j = next(t, j);
 		if (!used(t, j))
@@ -285,7 +290,32 @@ int rtab_remove(struct rtab *t, const struct rtab_ent *id)
 	}
 	memset(slot(t, i), 0, t->esz);
 	t->n--;
+}
+
+int rtab_remove(struct rtab *t, const struct rtab_ent *id)
+{
+	long i = find_slot(t, id);
+
+	if (i < 0)
+		return -ENOENT;
+	remove_slot(t, i);
 	return 0;
+}
+
+size_t rtab_remove_alike(struct rtab *t, const struct rtab_ent *x)
+{
+	size_t i = home(t, key_hash(t, x->dst.addr, x->dst.len)), n = 0;
+
+	/* a removal shifts the rest of the run back into slot i */
+	while (used(t, i)) {
+		if (slot_alike(t, i, x)) {
+			remove_slot(t, i);
+			n++;
+		} else {
+			i = next(t, i);
+		}
+	}
+	return n;
 }
 
 bool rtab_set_flags(struct rtab *t, const struct cls_prefix *p, __u8 set,

@@ -23,8 +23,8 @@ struct rtab_ent {
 	__u32 metric;
 	__u32 nhhash; /* kroute_nh_hash() */
 	__u16 rule;   /* index of the first rule that matched */
+	__u16 nh;     /* number of nexthops (saturates at 65535) */
 	__u8 tos;
-	__u8 nh;    /* number of nexthops (saturates at 255) */
 	__u8 flags; /* RTAB_F_* */
 };
 
@@ -44,11 +44,14 @@ int rtab_init(struct rtab *t, int family, size_t expect);
 void rtab_free(struct rtab *t);
 
 /*
- * The entries of one prefix into out (at most max); returns how many
- * there are (may exceed max).
+ * The entries alike x: of its prefix, in its table, at its metric and
+ * TOS (IPv4 "append" aliases; one at most for IPv6).  Copies the first
+ * max into out and returns how many there are, however many that is.
  */
-size_t rtab_find(const struct rtab *t, const struct cls_prefix *p,
-		 struct rtab_ent *out, size_t max);
+size_t rtab_find_alike(const struct rtab *t, const struct rtab_ent *x,
+		       struct rtab_ent *out, size_t max);
+/* Remove every entry alike x; returns how many went. */
+size_t rtab_remove_alike(struct rtab *t, const struct rtab_ent *x);
 int rtab_insert(struct rtab *t, const struct rtab_ent *e);
 /*
  * Overwrite the entry equal to e (rtab_update's identity), or insert e:

@@ -52,9 +52,11 @@ $(OUTPUT)/tests/test_sync_engine: tests/unit/test_sync_engine.c \
 .PHONY: sync-check
 # Network-namespace tests of `classifier sync` (plain kernel routes, BIRD,
 # the CLI beside it); check_state tells whether the pinned state is whole.
+# SYNC_TESTS="kernel bird" runs some of them.
 sync-check: $(OUTPUT)/classifier $(OUTPUT)/tests/check_state
 	$(Q)CHECK_STATE=$(abspath $(OUTPUT)/tests/check_state) \
-		./tests/netns/run.sh -d tests/sync $(OUTPUT)/classifier
+		./tests/netns/run.sh -d tests/sync $(OUTPUT)/classifier \
+		$(SYNC_TESTS)
 
 # Benchmark of the daemon (bench/sync.sh): decode cost, start-up, churn.
 # (It probes the pinned maps through the library, as `lookup` does.)

@@ -191,7 +191,7 @@ realm_expected()
 	kernel_routes 4 100 | awk '$2 == 5 || $2 == 6 {
 		if (!($1 in m) || $3 < m[$1]) { m[$1] = $3; c[$1] = "1:" $2 } }
 		END { for (p in m) print p, c[p] }'
-	kernel_routes 6 100 | awk '{ print $1, "1:60" }'
+	kernel_routes 6 100 | awk '!seen[$1]++ { print $1, "1:60" }'
 }
 
 # expect_realm_synced WHAT [SECONDS]: the daemon holds what the kernel

@@ -79,6 +79,35 @@ expect_follow "del of the lower metric" 10.0.0.1 "*via 10.0.0.0/24 class 1:6 nam
 	route del 10.0.0.0/24 table 100 metric 0
 expect_realm_synced "after single changes"
 
+# 70 routes of one prefix (metrics 1..70), IPv4 and IPv6: a replace or a
+# delete of one of them is followed as it is, without a resync (the
+# engine once told apart only 64 routes of a prefix)
+resyncs=$(grep -c "resync (" "$SYNC_LOG")
+for m in $(seq 1 70); do
+	echo "route add 10.60.0.0/16 via $GW4 table 100 realm 6 metric $m"
+	printf 'route add -6 2001:db8:f60::/48 via %s table 100 metric %d\n' "$GW6" "$m"
+done | sed 's/route add -6 /-6 route add /' > "$WORK/metrics"
+grep -v '^-6' "$WORK/metrics" | ip -n "$NS_S" -batch -
+sed -n 's/^-6 //p' "$WORK/metrics" | ip -n "$NS_S" -6 -batch -
+expect_realm_synced "70 metrics of one prefix" 2
+expect_follow "replace of metric 1 of 70 (realm 6 -> 5)" 10.60.0.1 \
+	"*via 10.60.0.0/16 class 1:5 name five synced*" \
+	route replace 10.60.0.0/16 via $GW4 table 100 realm 5 metric 1
+expect_follow "replace of metric 70 of 70: metric 1 still decides" 10.60.0.1 \
+	"*via 10.60.0.0/16 class 1:5 name five synced*" \
+	route replace 10.60.0.0/16 via $GW4 table 100 realm 5 metric 70
+expect_follow "del of metric 1 of 70: metric 2 decides" 10.60.0.1 \
+	"*via 10.60.0.0/16 class 1:6 name web synced*" \
+	route del 10.60.0.0/16 table 100 metric 1
+ip -n "$NS_S" -6 route replace 2001:db8:f60::/48 via fd00:200::3 table 100 metric 1
+ip -n "$NS_S" -6 route del 2001:db8:f60::/48 table 100 metric 2
+expect_realm_synced "after changes to one prefix of 70 metrics" 2
+expect_eq "resyncs while one prefix had 70 routes" \
+	"$(grep -c "resync (" "$SYNC_LOG")" "$resyncs"
+ip -n "$NS_S" route flush table 100 10.60.0.0/16
+ip -n "$NS_S" -6 route flush table 100 2001:db8:f60::/48
+expect_realm_synced "70 metrics gone" 2
+
 # unselected tables: nothing happens
 ip -n "$NS_S" route add 10.76.0.0/16 via $GW4 table 101 realm 5
 ip -n "$NS_S" route del 10.78.0.0/16

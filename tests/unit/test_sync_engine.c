@@ -499,6 +499,65 @@ static void test_ipv4_aliases(void **state)
 	fx_free(f);
 }
 
+/*
+ * More than 64 routes of one prefix (other metrics): a replace or a
+ * delete of one of them changes that one only, and nothing is
+ * ambiguous, however many the prefix has.
+ */
+static void test_many_metrics(void **state)
+{
+	static const char *const rules[] = {
+		"table 100 realm 5 class 1:5",
+		"table 100 realm 6 class 1:6",
+		"family inet6 table 100 metric 1 class 1:5",
+		"family inet6 table 100 class 1:6",
+	};
+	struct fx *f = fx_new(rules, ARRAY_SIZE(rules));
+	char r[128];
+	int m;
+
+	(void)state;
+	resync(f, NULL, 0);
+	for (m = 1; m <= 70; m++) {
+		snprintf(r, sizeof(r),
+			 "10.9.0.0/16 table 100 metric %d nh - 1 6", m);
+		NEW(f, r);
+		snprintf(r, sizeof(r),
+			 "2001:db8:9::/48 table 100 metric %d nh fd09::2 1 0",
+			 m);
+		NEW(f, r);
+	}
+	commit(f);
+	expect(f, "10.9.0.0/16", C(1, 6), false);
+	expect(f, "2001:db8:9::/48", C(1, 5), false);
+	assert_int_equal(f->m.status.kernel_routes, 140);
+	REPLACE(f, "10.9.0.0/16 table 100 metric 1 nh - 1 5");
+	REPLACE(f, "2001:db8:9::/48 table 100 metric 1 nh fd09::3 1 0");
+	commit(f);
+	expect(f, "10.9.0.0/16", C(1, 5), false);
+	expect(f, "2001:db8:9::/48", C(1, 5), false);
+	REPLACE(f, "10.9.0.0/16 table 100 metric 70 nh - 1 5");
+	commit(f);
+	expect(f, "10.9.0.0/16", C(1, 5), false);
+	DEL(f, "10.9.0.0/16 table 100 metric 1 nh - 1 5");
+	DEL(f, "2001:db8:9::/48 table 100 metric 1 nh fd09::3 1 0");
+	commit(f);
+	expect(f, "10.9.0.0/16", C(1, 6), false);
+	expect(f, "2001:db8:9::/48", C(1, 6), false);
+	assert_int_equal(f->m.status.kernel_routes, 138);
+	assert_int_equal(sync_engine_resync_due(f->e, NULL), 0);
+	/* the highest metric alone is left: it decides */
+	for (m = 2; m <= 69; m++) {
+		snprintf(r, sizeof(r),
+			 "10.9.0.0/16 table 100 metric %d nh - 1 6", m);
+		DEL(f, r);
+	}
+	commit(f);
+	expect(f, "10.9.0.0/16", C(1, 5), false);
+	assert_int_equal(sync_engine_resync_due(f->e, NULL), 0);
+	fx_free(f);
+}
+
 /* IPv6 multipath: deleting some nexthops leaves the route. */
 static void test_ipv6_multipath(void **state)
 {
@@ -686,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_hand_routes_win),
 		cmocka_unit_test(test_best_route),
 		cmocka_unit_test(test_ipv4_aliases),
+		cmocka_unit_test(test_many_metrics),
 		cmocka_unit_test(test_ipv6_multipath),
 		cmocka_unit_test(test_apply_error),
 		cmocka_unit_test(test_rules_change),
