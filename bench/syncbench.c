@@ -96,6 +96,27 @@ static int count_only(void *ctx, const struct nlmsghdr *h)
 	return 0;
 }
 
+static int no_event(void *ctx, const struct nlmsghdr *h)
+{
+	(void)ctx;
+	(void)h;
+	return 0;
+}
+
+/* One dump of an IPv4 table, on a socket of its own, as the daemon reads it. */
+static int dump_table(__u32 table, rtsock_cb cb, void *ctx)
+{
+	struct rtsock_dump d;
+	struct rtsock s;
+	int err = rtsock_listen(&s);
+
+	if (err)
+		return err;
+	err = rtsock_dump_routes(&s, AF_INET, table, cb, no_event, ctx, &d);
+	rtsock_close(&s);
+	return err;
+}
+
 #define for_each_msg(h, c)                                                     \
 	for (h = (struct nlmsghdr *)(c)->buf; (__u8 *)h < (c)->buf + (c)->len; \
 	     h = (struct nlmsghdr *)((__u8 *)h + NLMSG_ALIGN(h->nlmsg_len)))
@@ -113,12 +134,12 @@ static int cmd_decode(__u32 table)
 
 	/* the dump alone: kernel, copy to user space, no decoding */
 	t0 = now_s();
-	err = rtsock_dump_routes(AF_INET, &table, 1, count_only, &n);
+	err = dump_table(table, count_only, &n);
 	t1 = now_s();
 	if (err)
 		return err;
 	printf("routes %zu\ndump_s %.3f\n", n, t1 - t0);
-	err = rtsock_dump_routes(AF_INET, &table, 1, keep, &c);
+	err = dump_table(table, keep, &c);
 	if (err)
 		return err;
 

@@ -132,6 +132,7 @@ static const struct {
 } reasons[] = {
 	{"start", CLS_RESYNC_START},
 	{"overrun", CLS_RESYNC_OVERRUN},
+	{"lost event", CLS_RESYNC_OVERRUN},
 	{"reload", CLS_RESYNC_RULES},
 	{"classes changed", CLS_RESYNC_RULES},
 	{"link down", CLS_RESYNC_LINK},
@@ -143,6 +144,7 @@ static const struct {
 	{"partial multipath delete", CLS_RESYNC_KERNEL},
 	{"inconsistent ipv6 route", CLS_RESYNC_KERNEL},
 	{"inconsistent ipv6 delete", CLS_RESYNC_KERNEL},
+	{"changed during the dump", CLS_RESYNC_KERNEL},
 	{"periodic", CLS_RESYNC_PERIODIC},
 	{"routes changed by hand", CLS_RESYNC_HAND},
 };

@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The daemon's loop: poll the event socket and a signalfd; each wake-up
- * reads what is queued and commits it as one batch; a resync (start,
- * overrun, reload, link down, ...) dumps the selected tables on a socket
- * of its own while events wait in the event socket's buffer, so none is
- * lost between the dump and the events that follow it.
+ * The daemon's loop: poll the rtnetlink socket and a signalfd; each
+ * wake-up reads what is queued and commits it as one batch.  A resync
+ * (start, overrun, reload, link down, ...) first reads the socket empty,
+ * then dumps the selected tables on the same socket: the dumped routes
+ * and the notifications of changes made meanwhile come in one queue, in
+ * the kernel's order, and go into the resync as they come
+ * (sync/rtsock.h, sync/engine.h).  For IPv4 tables it then compares the
+ * routes each dump gave with the kernel's count (sync/kcount.h).
  */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,15 +26,21 @@
 
 #include "lib/log.h"
 #include "sync/engine.h"
+#include "sync/kcount.h"
 #include "sync/rtsock.h"
 #include "sync/sync.h"
 
 /* Messages read before the batch is committed, at most. */
 #define BATCH_MAX  65536
-#define DUMP_TRIES 3
 #define MAX_TABLES 256
 /* How often to look at what other processes changed (one map read). */
 #define OUTSIDE_MS 1000
+
+/* Routes a resync's dumps gave, per table (all types, wanted or not). */
+struct dumped {
+	__u32 table;
+	unsigned long routes;
+};
 
 struct daemon {
 	const struct sync_options *o;
@@ -38,7 +49,9 @@ struct daemon {
 	struct rtsock ev;
 	int sigfd;
 	__u64 now; /* CLOCK_MONOTONIC ns of the current read */
-	struct kroute k;
+	struct kroute *k;
+	struct dumped dumped[MAX_TABLES];
+	size_t ndumped;
 	__u32 rcvbuf;	    /* what the event socket was given */
 	__u32 resync_s;	    /* the rules' periodic resync; 0: none */
 	__u64 periodic_due; /* CLOCK_MONOTONIC ns; 0: none */
@@ -106,47 +119,147 @@ static int load_rules(const struct daemon *d, struct sync_rules *rs, char *err)
 	return ret;
 }
 
+static void count_dumped(struct daemon *d, __u32 table)
+{
+	size_t i;
+
+	for (i = 0; i < d->ndumped; i++)
+		if (d->dumped[i].table == table)
+			break;
+	if (i == d->ndumped) {
+		/* more tables than that: their counts go uncompared */
+		if (i == MAX_TABLES)
+			return;
+		d->dumped[d->ndumped].table = table;
+		d->dumped[d->ndumped++].routes = 0;
+	}
+	d->dumped[i].routes++;
+}
+
+static unsigned long dumped_routes(const struct daemon *d, __u32 table)
+{
+	size_t i;
+
+	for (i = 0; i < d->ndumped; i++)
+		if (d->dumped[i].table == table)
+			return d->dumped[i].routes;
+	return 0;
+}
+
 static int dump_route(void *ctx, const struct nlmsghdr *h)
 {
 	struct daemon *d = ctx;
 
 	/* the kernel sends none; counted, and the dump goes on */
-	if (kroute_decode(h, &d->k)) {
+	if (kroute_decode(h, d->k)) {
 		sync_engine_error(d->e, -EINVAL, "decoding a dumped route");
 		return 0;
 	}
-	return sync_engine_resync_add(d->e, &d->k);
+	count_dumped(d, d->k->table);
+	return sync_engine_resync_add(d->e, d->k);
+}
+
+static int event_msg(void *ctx, const struct nlmsghdr *h);
+
+/* One table's dump (0: every table); the events meanwhile go in too. */
+static int dump_table(struct daemon *d, int family, __u32 table)
+{
+	struct rtsock_dump r;
+	int err;
+
+	d->now = mono_ns();
+	err = rtsock_dump_routes(&d->ev, family, table, dump_route, event_msg,
+				 d, &r);
+	if (r.overrun)
+		sync_engine_overrun(d->e, mono_ns());
+	if (r.intr)
+		sync_engine_resync_dirty(d->e);
+	if (err == -EMSGSIZE) {
+		/* kernels before 6.10 say so of a route too long for a dump */
+		pr_warn("sync: the kernel ended the dump of %s table %u early: a route does not fit a dump message (EMSGSIZE)\n",
+			family == AF_INET ? "IPv4" : "IPv6", table);
+		sync_engine_resync_partial(d->e, family, table);
+		return 0;
+	}
+	return err;
+}
+
+/*
+ * The kernel's count of each IPv4 table the rules want against what the
+ * dumps gave: fewer dumped means the kernel ended a dump early without a
+ * word (6.10 and later).  Only a dump during which nothing changed can be
+ * compared; what changed between the dumps and the count is read first.
+ */
+static void check_counts(struct daemon *d)
+{
+	struct rtsock_read r;
+	struct kcount kc;
+	__u64 routes;
+	size_t i;
+
+	if (!sync_engine_resync_clean(d->e) || kcount_ipv4(&kc))
+		return;
+	d->now = mono_ns();
+	rtsock_drain(&d->ev, SIZE_MAX, event_msg, d, &r);
+	if (r.overrun)
+		sync_engine_overrun(d->e, d->now);
+	for (i = 0; i < kc.n && sync_engine_resync_clean(d->e); i++) {
+		__u32 table = kc.t[i].table;
+
+		if (!sync_rules_want(sync_engine_rules(d->e), AF_INET, table) ||
+		    !kcount_get(&kc, table, &routes) ||
+		    routes <= dumped_routes(d, table))
+			continue;
+		pr_warn("sync: the kernel ended the dump of IPv4 table %u early (%lu of %llu routes): a route does not fit a dump message\n",
+			table, dumped_routes(d, table),
+			(unsigned long long)routes);
+		sync_engine_resync_partial(d->e, AF_INET, table);
+	}
+	kcount_free(&kc);
 }
 
 static int dump_family(struct daemon *d, int family)
 {
 	__u32 tables[MAX_TABLES];
 	int n = sync_rules_tables(sync_engine_rules(d->e), family, tables,
-				  MAX_TABLES);
+				  MAX_TABLES),
+	    err = 0, i;
 
 	if (!n)
 		return 0;
-	return rtsock_dump_routes(family, tables, n, dump_route, d);
+	d->ndumped = 0;
+	if (n < 0 || !d->ev.strict)
+		err = dump_table(d, family, 0);
+	for (i = 0; !err && d->ev.strict && i < n; i++)
+		err = dump_table(d, family, tables[i]);
+	if (!err && family == AF_INET)
+		check_counts(d);
+	return err;
 }
+
+static void read_all(struct daemon *d);
 
 static int resync(struct daemon *d, const char *reason)
 {
-	__u64 start = mono_ns();
+	__u64 start;
 	char why[32];
-	int err = 0, try;
+	int err;
 
 	/* the reason lives in the engine, which the resync resets */
 	snprintf(why, sizeof(why), "%s", reason);
-	for (try = 0; try < DUMP_TRIES; try++) {
-		err = sync_engine_resync_begin(d->e);
-		if (!err)
-			err = dump_family(d, AF_INET);
-		if (!err)
-			err = dump_family(d, AF_INET6);
-		if (err != -EINTR)
-			break;
-		pr_info("sync: the kernel changed the tables during the dump; dumping again\n");
-	}
+	/*
+	 * From an empty queue: after an overrun the kernel drops every
+	 * notification, without another ENOBUFS, until a read finds the
+	 * queue empty; a dump started before would lose what changes during
+	 * it without a word.
+	 */
+	read_all(d);
+	start = mono_ns();
+	err = sync_engine_resync_begin(d->e);
+	if (!err)
+		err = dump_family(d, AF_INET);
+	if (!err)
+		err = dump_family(d, AF_INET6);
 	if (err) {
 		sync_engine_resync_abort(d->e, err, mono_ns());
 		return err;
@@ -199,13 +312,13 @@ static int event_msg(void *ctx, const struct nlmsghdr *h)
 	switch (h->nlmsg_type) {
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE:
-		if (kroute_decode(h, &d->k)) {
+		if (kroute_decode(h, d->k)) {
 			sync_engine_error(d->e, -EINVAL,
 					  "decoding a route event");
 			return 0;
 		}
 		sync_engine_route(d->e, h->nlmsg_type == RTM_DELROUTE,
-				  h->nlmsg_flags, &d->k, d->now);
+				  h->nlmsg_flags, d->k, d->now);
 		return 0;
 	case RTM_NEWLINK:
 	case RTM_DELLINK:
@@ -221,19 +334,31 @@ static int event_msg(void *ctx, const struct nlmsghdr *h)
 	return 0;
 }
 
-static int read_events(struct daemon *d)
+/* Read what is queued, a batch at most, and commit it; whether more is. */
+static bool read_events(struct daemon *d)
 {
-	bool overrun = false, more;
-	long n;
+	struct rtsock_read r;
+	int err;
 
 	d->now = mono_ns();
-	n = rtsock_drain(&d->ev, BATCH_MAX, event_msg, d, &overrun, &more);
-	if (overrun)
+	err = rtsock_drain(&d->ev, BATCH_MAX, event_msg, d, &r);
+	if (r.overrun)
 		sync_engine_overrun(d->e, d->now);
-	if (n < 0)
-		sync_engine_error(d->e, n, "reading route events");
+	if (err)
+		sync_engine_error(d->e, err, "reading route events");
+	/* a message too long even to keep: what it said is lost */
+	if (err == -EMSGSIZE)
+		sync_engine_want_resync(d->e, "lost event", 0, d->now);
 	/* what was read before an error is applied all the same */
-	return sync_engine_commit(d->e);
+	sync_engine_commit(d->e);
+	return r.more;
+}
+
+/* Read and commit until the queue is empty. */
+static void read_all(struct daemon *d)
+{
+	while (read_events(d))
+		;
 }
 
 /* The event socket's buffer: the option, else the rules' setting. */
@@ -388,6 +513,10 @@ static int setup(struct daemon *d)
 	d->sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (d->sigfd < 0)
 		return -errno;
+	/* one decoded route at a time, reused: KROUTE_MAX_NH nexthops */
+	d->k = malloc(sizeof(*d->k));
+	if (!d->k)
+		return -ENOMEM;
 	/* subscribe before the first dump: no change can fall between */
 	err = rtsock_listen(&d->ev);
 	if (err) {
@@ -416,6 +545,7 @@ int sync_main(const struct sync_options *o, const struct sync_applier *a)
 		sync_engine_status_push(d.e);
 	}
 	sync_engine_free(d.e);
+	free(d.k);
 	rtsock_close(&d.ev);
 	if (d.sigfd >= 0)
 		close(d.sigfd);

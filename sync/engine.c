@@ -15,6 +15,7 @@
 #include "sync/engine.h"
 #include "sync/hash.h"
 #include "sync/rtab.h"
+#include "sync/schedule.h"
 
 #define SWAP_MIN   1024
 #define SWAP_CHUNK 4096
@@ -46,6 +47,14 @@ struct stream {
 	size_t group_n;
 };
 
+/* A table a resync's dump may have given in part; table 0: all of them. */
+struct table_ref {
+	int family;
+	__u32 table;
+};
+
+#define PARTIAL_MAX 64
+
 struct link {
 	__u32 ifindex;
 	bool up;
@@ -66,9 +75,19 @@ struct sync_engine {
 	bool swap;	   /* this batch is big enough for a swap */
 	__u64 batch_start; /* first event of the batch; 0: none */
 
-	__u64 resync_due; /* CLOCK_MONOTONIC ns; 0: none wanted */
-	__u64 last_resync_end;
-	char resync_reason[32];
+	struct schedule sched;
+
+	/* a resync under way, from begin to end or abort */
+	bool resyncing;
+	bool dirty;		     /* the tables changed during its dumps */
+	unsigned long resync_events; /* route events applied meanwhile */
+	struct rtab old[2]; /* the tables before it, with those events */
+	bool old_valid;
+	struct table_ref partial[PARTIAL_MAX];
+	size_t npartial;
+	/* synced prefixes the engine does not know, kept by the last resync
+	 * for want of a whole dump (unknown_in_partial()) */
+	size_t kept[2];
 
 	struct link *links;
 	size_t nlinks;
@@ -85,7 +104,10 @@ struct sync_engine {
 };
 
 static void stream_stop(struct sync_engine *e);
+static int stream_route(struct sync_engine *e, const struct cls_prefix *p);
 static int reset(struct sync_engine *e);
+static void drop_old(struct sync_engine *e);
+static bool family_partial(const struct sync_engine *e, int family);
 
 static int fam_idx(int family)
 {
@@ -130,6 +152,7 @@ void sync_engine_free(struct sync_engine *e)
 	if (!e)
 		return;
 	stream_stop(e);
+	drop_old(e);
 	rtab_free(&e->tab[0]);
 	rtab_free(&e->tab[1]);
 	sync_rules_free(&e->rules);
@@ -213,38 +236,24 @@ void sync_engine_error(struct sync_engine *e, int err, const char *what)
 void sync_engine_want_resync(struct sync_engine *e, const char *reason,
 			     unsigned int delay_ms, __u64 now_ns)
 {
-	__u64 due = now_ns + delay_ms * 1000000ULL;
-	__u64 hold = e->last_resync_end
-			     ? e->last_resync_end +
-				       SYNC_RESYNC_HOLDOFF_MS * 1000000ULL
-			     : 0;
-
-	if (due < hold)
-		due = hold;
-	if (!due)
-		due = 1;
-	if (e->resync_due && e->resync_due <= due)
-		return;
-	if (!e->resync_due)
-		pr_info("sync: resync wanted: %s\n", reason);
-	e->resync_due = due;
-	snprintf(e->resync_reason, sizeof(e->resync_reason), "%s", reason);
+	schedule_want(&e->sched, reason, delay_ms, now_ns);
 }
 
 __u64 sync_engine_resync_due(const struct sync_engine *e, const char **reason)
 {
-	if (reason)
-		*reason = e->resync_reason;
-	return e->resync_due;
+	return schedule_due(&e->sched, reason);
 }
 
 void sync_engine_overrun(struct sync_engine *e, __u64 now_ns)
 {
 	e->st.overruns++;
+	schedule_activity(&e->sched, now_ns);
+	if (e->resyncing)
+		e->dirty = true;
 	/* one line until the resync that repairs them all */
-	if (!e->resync_due || strcmp(e->resync_reason, "overrun"))
+	if (!e->sched.settle_since)
 		pr_info("sync: overrun: the kernel dropped route events (ENOBUFS)\n");
-	sync_engine_want_resync(e, "overrun", 0, now_ns);
+	schedule_settle(&e->sched, "overrun", now_ns);
 }
 
 /* What a prefix resolves to now: its best route's class, if any. */
@@ -373,7 +382,10 @@ static void to_ent(const struct kroute *k, int rule, struct rtab_ent *x)
 	x->metric = k->priority;
 	x->tos = k->tos;
 	x->nhhash = kroute_nh_hash(k);
-	x->nh = k->nr_nh > UINT16_MAX ? UINT16_MAX : k->nr_nh;
+	/* a dump cannot carry it: see keep_undumped() */
+	x->flags = k->msg_len > KROUTE_DUMP_MAX ? RTAB_F_BIG : 0;
+	x->nh = kroute_nh_count(k) > UINT16_MAX ? UINT16_MAX
+						: kroute_nh_count(k);
 	x->rule = rule < 0 ? 0 : rule;
 }
 
@@ -394,8 +406,18 @@ static int replace_ent(struct rtab *t, const struct rtab_ent *old,
 {
 	if (!selected)
 		return rtab_remove(t, old);
-	x->flags = old->flags;
 	return rtab_update(t, old, x);
+}
+
+/*
+ * The kernel's message does not say which route it means: resync, once
+ * the storm it may be part of is over.  live: t is the engine's table,
+ * not the copy a resync keeps (sync_engine_resync_begin()).
+ */
+static void ambiguous(struct sync_engine *e, bool live, const char *why)
+{
+	if (live)
+		schedule_settle(&e->sched, why, e->batch_start);
 }
 
 /*
@@ -405,7 +427,7 @@ static int replace_ent(struct rtab *t, const struct rtab_ent *old,
  */
 static int event_v4(struct sync_engine *e, struct rtab *t, bool del,
 		    __u16 nlflags, struct rtab_ent *x, bool selected,
-		    const struct prefix_state *before)
+		    const struct prefix_state *before, bool live)
 {
 	struct rtab_ent same;
 	size_t n;
@@ -414,11 +436,11 @@ static int event_v4(struct sync_engine *e, struct rtab *t, bool del,
 		if (!rtab_remove(t, x))
 			return 0;
 		if (rtab_find_alike(t, x, NULL, 0))
-			sync_engine_want_resync(e, "ambiguous delete", 0,
-						e->batch_start);
+			ambiguous(e, live, "ambiguous delete");
 		return 0;
 	}
-	x->flags = before->has ? before->best.flags : 0;
+	if (before->has)
+		x->flags |= before->best.flags & RTAB_F_SHADOWED;
 	if (!(nlflags & NLM_F_REPLACE)) {
 		/* a new route or alias, or one a resync's dump already had */
 		if (!selected) {
@@ -431,9 +453,8 @@ static int event_v4(struct sync_engine *e, struct rtab *t, bool del,
 	if (n == 1)
 		return replace_ent(t, &same, x, selected);
 	if (n > 1) {
-		rtab_remove_alike(t, x);
-		sync_engine_want_resync(e, "ambiguous replace", 0,
-					e->batch_start);
+		rtab_remove_alike(t, x, 0);
+		ambiguous(e, live, "ambiguous replace");
 	}
 	return selected ? rtab_insert(t, x) : 0;
 }
@@ -445,63 +466,88 @@ static int event_v4(struct sync_engine *e, struct rtab *t, bool del,
  */
 static int event_v6(struct sync_engine *e, struct rtab *t, bool del,
 		    const struct kroute *k, struct rtab_ent *x, bool selected,
-		    const struct prefix_state *before)
+		    const struct prefix_state *before, bool live)
 {
 	struct rtab_ent same, y;
 	size_t n = rtab_find_alike(t, x, &same, 1);
 
 	if (n > 1) {
 		/* not a state the kernel makes; start again from a dump */
-		sync_engine_want_resync(e, "inconsistent ipv6 route", 0,
-					e->batch_start);
+		ambiguous(e, live, "inconsistent ipv6 route");
 		return 0;
 	}
 	if (del) {
 		if (!n || same.nhhash == x->nhhash)
 			return n ? rtab_remove(t, &same) : 0;
-		if (k->nr_nh < same.nh) {
+		if (kroute_nh_count(k) < same.nh) {
 			y = same;
-			y.nh -= k->nr_nh;
+			y.nh -= kroute_nh_count(k);
 			y.nhhash -= x->nhhash - kroute_nh_hash_base(k);
 			if (e->rules.uses_nexthop)
-				sync_engine_want_resync(
-					e, "partial multipath delete", 0,
-					e->batch_start);
+				ambiguous(e, live, "partial multipath delete");
 			return rtab_update(t, &same, &y);
 		}
-		sync_engine_want_resync(e, "inconsistent ipv6 delete", 0,
-					e->batch_start);
+		ambiguous(e, live, "inconsistent ipv6 delete");
 		return 0;
 	}
-	x->flags = before->has ? before->best.flags : 0;
+	if (before->has)
+		x->flags |= before->best.flags & RTAB_F_SHADOWED;
 	if (n)
 		return replace_ent(t, &same, x, selected);
 	return selected ? rtab_insert(t, x) : 0;
 }
 
+/* One route event into t; live: the engine's table (see ambiguous()). */
+static int route_into(struct sync_engine *e, struct rtab *t, bool del,
+		      __u16 nlflags, const struct kroute *k, int rule,
+		      bool live)
+{
+	struct prefix_state before;
+	struct rtab_ent x;
+	int err;
+
+	to_ent(k, rule, &x);
+	prefix_state(e, t, &k->dst, &before);
+	if (k->dst.family == AF_INET)
+		err = event_v4(e, t, del, nlflags, &x, rule >= 0, &before,
+			       live);
+	else
+		err = event_v6(e, t, del, k, &x, rule >= 0, &before, live);
+	if (!err && live)
+		err = settle_prefix(e, t, &k->dst, &before);
+	/* it may be one a partial dump kept unknown: its delete goes through */
+	if (!err && live && del && !before.has &&
+	    e->kept[fam_idx(k->dst.family)] && e->valid)
+		err = queue_op(e, &k->dst, true, 0);
+	return err;
+}
+
 void sync_engine_route(struct sync_engine *e, bool del, __u16 nlflags,
 		       const struct kroute *k, __u64 now_ns)
 {
-	struct rtab *t = &e->tab[fam_idx(k->dst.family)];
-	struct prefix_state before;
-	struct rtab_ent x;
-	int rule, err;
+	int fi = fam_idx(k->dst.family), rule, err;
 
 	if (!sync_rules_want(&e->rules, k->dst.family, k->table))
 		return;
 	e->st.events++;
+	schedule_activity(&e->sched, now_ns);
 	if (!e->batch_start)
 		e->batch_start = now_ns;
 	/* a deleted route's rule does not matter: its identity does */
 	rule = del ? -1 : select_rule(e, k);
-	to_ent(k, rule, &x);
-	prefix_state(e, t, &k->dst, &before);
-	if (k->dst.family == AF_INET)
-		err = event_v4(e, t, del, nlflags, &x, rule >= 0, &before);
-	else
-		err = event_v6(e, t, del, k, &x, rule >= 0, &before);
-	if (!err)
-		err = settle_prefix(e, t, &k->dst, &before);
+	if (e->resyncing) {
+		/*
+		 * The dump under way may show this route as it was or as it
+		 * is now: this resync is no view of a quiet kernel.  The copy
+		 * of what the engine knew follows the change too, for the
+		 * routes a dump cut short keeps (keep_undumped()).
+		 */
+		e->dirty = true;
+		e->resync_events++;
+		stream_stop(e);
+		route_into(e, &e->old[fi], del, nlflags, k, rule, false);
+	}
+	err = route_into(e, &e->tab[fi], del, nlflags, k, rule, true);
 	if (err) {
 		sync_engine_error(e, err, "route event");
 		sync_engine_want_resync(e, "error", RETRY_MS, now_ns);
@@ -647,6 +693,22 @@ static int dump_synced(struct sync_engine *e, int family, struct sync_route **s,
 }
 
 /*
+ * A synced prefix the dump did not list, in a family one of whose tables
+ * the dump may have given in part, and that the engine did not know
+ * before (a start, new rules): it may lie past where the kernel cut the
+ * dump, so it is not withdrawn.  Those it knew in a partial table were
+ * kept (keep_undumped()); those it knew elsewhere went.
+ */
+static bool unknown_in_partial(const struct sync_engine *e, int fi,
+			       const struct cls_prefix *p)
+{
+	struct rtab_ent best;
+
+	return family_partial(e, fi ? AF_INET6 : AF_INET) &&
+	       !rtab_best(&e->old[fi], p, &best);
+}
+
+/*
  * One family's desired prefixes against the applier's synced set s.
  * Resync (mark false): queue what differs.  After a swap that skipped
  * routes (mark true): flag the desired prefixes that are not synced,
@@ -678,9 +740,14 @@ static int diff_family(struct sync_engine *e, int fi,
 			err = queue_op(e, &x.dst, false, cls);
 		}
 	}
-	for (i = 0; !mark && !err && i < n; i++)
-		if (!(seen[i / 8] & (1 << (i % 8))))
+	for (i = 0; !mark && !err && i < n; i++) {
+		if (seen[i / 8] & (1 << (i % 8)))
+			continue;
+		if (unknown_in_partial(e, fi, &s[i].prefix))
+			e->kept[fi]++;
+		else
 			err = queue_op(e, &s[i].prefix, true, 0);
+	}
 	free(idx.pos);
 	free(seen);
 	return err;
@@ -954,12 +1021,20 @@ static int stream_end(struct sync_engine *e, struct apply_count *c)
 	return err;
 }
 
+static void drop_old(struct sync_engine *e)
+{
+	rtab_free(&e->old[0]);
+	rtab_free(&e->old[1]);
+}
+
 /* Forget everything: what the engine knew and what events queued. */
 static int reset(struct sync_engine *e)
 {
 	size_t n4 = e->tab[0].n, n6 = e->tab[1].n;
 	int err;
 
+	drop_old(e);
+	e->resyncing = false;
 	rtab_free(&e->tab[0]);
 	rtab_free(&e->tab[1]);
 	err = rtab_init(&e->tab[0], AF_INET, n4);
@@ -970,28 +1045,107 @@ static int reset(struct sync_engine *e)
 	memset(e->prefixes, 0, sizeof(e->prefixes));
 	memset(e->shadowed, 0, sizeof(e->shadowed));
 	e->valid = false;
-	e->resync_due = 0;
+	schedule_begin(&e->sched, 0);
 	batch_done(e);
 	return 0;
 }
 
 int sync_engine_resync_begin(struct sync_engine *e)
 {
-	int err;
+	int fi, err = 0;
 
-	/* a dump started again (NLM_F_DUMP_INTR) starts its stream again */
 	stream_stop(e);
-	err = reset(e);
-	if (!err)
-		stream_start(e);
-	return err;
+	drop_old(e);
+	/* what the engine knew stays beside the dump until the end */
+	for (fi = 0; fi < 2 && !err; fi++) {
+		e->old[fi] = e->tab[fi];
+		err = rtab_init(&e->tab[fi], e->old[fi].family, e->old[fi].n);
+		if (err) {
+			e->tab[fi] = e->old[fi];
+			memset(&e->old[fi], 0, sizeof(e->old[fi]));
+		}
+	}
+	if (err) {
+		if (fi == 2) {
+			rtab_free(&e->tab[0]);
+			e->tab[0] = e->old[0];
+			memset(&e->old[0], 0, sizeof(e->old[0]));
+		}
+		return err;
+	}
+	e->old_valid = e->valid;
+	memset(e->prefixes, 0, sizeof(e->prefixes));
+	memset(e->shadowed, 0, sizeof(e->shadowed));
+	e->valid = false;
+	e->resyncing = true;
+	e->dirty = false;
+	e->resync_events = 0;
+	e->npartial = 0;
+	memset(e->kept, 0, sizeof(e->kept));
+	batch_done(e);
+	schedule_begin(&e->sched, mono_ns());
+	stream_start(e);
+	return 0;
+}
+
+bool sync_engine_resync_clean(const struct sync_engine *e)
+{
+	return e->resyncing && !e->dirty;
+}
+
+void sync_engine_resync_dirty(struct sync_engine *e)
+{
+	if (e->resyncing)
+		e->dirty = true;
+}
+
+static bool is_partial(const struct sync_engine *e, int family, __u32 table)
+{
+	size_t i;
+
+	for (i = 0; i < e->npartial; i++)
+		if (e->partial[i].family == family &&
+		    (!e->partial[i].table || e->partial[i].table == table))
+			return true;
+	return false;
+}
+
+static bool family_partial(const struct sync_engine *e, int family)
+{
+	size_t i;
+
+	for (i = 0; i < e->npartial; i++)
+		if (e->partial[i].family == family)
+			return true;
+	return false;
+}
+
+static void add_partial(struct sync_engine *e, int family, __u32 table)
+{
+	if (is_partial(e, family, table))
+		return;
+	/* past PARTIAL_MAX tables, the whole family */
+	if (e->npartial == PARTIAL_MAX)
+		table = 0;
+	if (e->npartial == PARTIAL_MAX)
+		e->npartial--;
+	e->partial[e->npartial].family = family;
+	e->partial[e->npartial].table = table;
+	e->npartial++;
+}
+
+void sync_engine_resync_partial(struct sync_engine *e, int family, __u32 table)
+{
+	if (e->resyncing)
+		add_partial(e, family, table);
 }
 
 int sync_engine_resync_add(struct sync_engine *e, const struct kroute *k)
 {
 	int fi = fam_idx(k->dst.family), rule, err;
-	struct rtab_ent x;
-	bool new_prefix;
+	struct rtab *t = &e->tab[fi];
+	struct rtab_ent x, best;
+	bool had = false, new_prefix;
 
 	if (!sync_rules_want(&e->rules, k->dst.family, k->table))
 		return 0;
@@ -999,21 +1153,115 @@ int sync_engine_resync_add(struct sync_engine *e, const struct kroute *k)
 	if (rule < 0)
 		return 0;
 	to_ent(k, rule, &x);
+	x.flags |= RTAB_F_DUMPED;
+	/*
+	 * Routes alike this one that events put in before it came are older
+	 * than the dump's view of them: the kernel queued the dumped route
+	 * after their notifications.  Those the dump gave stay (aliases).
+	 */
+	if (e->resync_events) {
+		had = rtab_best(t, &x.dst, &best) > 0;
+		rtab_remove_alike(t, &x, RTAB_F_DUMPED);
+	}
 	/* an update: a dump restarted by the kernel may list a route twice */
-	err = rtab_upsert(&e->tab[fi], &x, &new_prefix);
-	if (!err && new_prefix)
+	err = rtab_upsert(t, &x, &new_prefix);
+	if (!err && (e->resync_events ? !had : new_prefix))
 		e->prefixes[fi]++;
 	if (!err && e->stream)
 		err = stream_route(e, &k->dst);
 	return err;
 }
 
+/* Count the prefixes and the shadowed ones of the tables anew. */
+static void recount(struct sync_engine *e)
+{
+	struct rtab_ent x;
+	size_t pos;
+	int fi;
+
+	for (fi = 0; fi < 2; fi++) {
+		e->prefixes[fi] = e->shadowed[fi] = 0;
+		for (pos = 0; rtab_next(&e->tab[fi], &pos, &x);) {
+			if (!rtab_is_best(&e->tab[fi], &x))
+				continue;
+			e->prefixes[fi]++;
+			if (x.flags & RTAB_F_SHADOWED)
+				e->shadowed[fi]++;
+		}
+	}
+}
+
 void sync_engine_resync_abort(struct sync_engine *e, int err, __u64 now_ns)
 {
+	int fi;
+
 	stream_stop(e);
+	/* what the engine knew, with the events since, still holds */
+	for (fi = 0; fi < 2; fi++) {
+		rtab_free(&e->tab[fi]);
+		e->tab[fi] = e->old[fi];
+		memset(&e->old[fi], 0, sizeof(e->old[fi]));
+	}
+	recount(e);
+	e->valid = e->old_valid;
+	e->resyncing = false;
+	batch_done(e);
 	sync_engine_error(e, err, "dumping the kernel routes");
+	schedule_end(&e->sched, now_ns);
 	sync_engine_want_resync(e, "retry", RETRY_MS, now_ns);
 	sync_engine_status_push(e);
+}
+
+static void log_partial(int family, __u32 table, const char *why)
+{
+	if (table)
+		pr_warn("sync: table %u (%s): %s; the routes it did not list stay as they were\n",
+			table, family == AF_INET ? "IPv4" : "IPv6", why);
+	else
+		pr_warn("sync: %s tables: %s; the routes it did not list stay as they were\n",
+			family == AF_INET ? "IPv4" : "IPv6", why);
+}
+
+/*
+ * A route the engine knows from its notification to be too long for any
+ * dump (RTAB_F_BIG) that the dump did not list: the kernel ended the dump
+ * there, and its table is partial.  The routes of partial tables that the
+ * dump did not list are kept as the engine knew them: a dump that may be
+ * partial withdraws nothing.
+ */
+static int keep_undumped(struct sync_engine *e)
+{
+	static const int fams[2] = {AF_INET, AF_INET6};
+	struct rtab_ent x, best;
+	size_t pos;
+	int fi, err = 0;
+
+	for (fi = 0; fi < 2; fi++)
+		for (pos = 0; rtab_next(&e->old[fi], &pos, &x);) {
+			if (!(x.flags & RTAB_F_BIG) ||
+			    rtab_contains(&e->tab[fi], &x) ||
+			    is_partial(e, fams[fi], x.table))
+				continue;
+			log_partial(fams[fi], x.table,
+				    "the dump ended at a route longer than the kernel puts in a dump");
+			add_partial(e, fams[fi], x.table);
+		}
+	for (fi = 0; fi < 2 && !err; fi++) {
+		if (!family_partial(e, fams[fi]))
+			continue;
+		for (pos = 0; !err && rtab_next(&e->old[fi], &pos, &x);) {
+			if (!is_partial(e, fams[fi], x.table) ||
+			    rtab_find_alike(&e->tab[fi], &x, NULL, 0))
+				continue;
+			x.flags &= ~(RTAB_F_SHADOWED | RTAB_F_DUMPED);
+			if (!rtab_best(&e->tab[fi], &x.dst, &best))
+				e->prefixes[fi]++;
+			err = rtab_insert(&e->tab[fi], &x);
+			if (!err && e->stream)
+				err = stream_route(e, &x.dst);
+		}
+	}
+	return err;
 }
 
 int sync_engine_resync_end(struct sync_engine *e, const char *reason,
@@ -1021,23 +1269,31 @@ int sync_engine_resync_end(struct sync_engine *e, const char *reason,
 {
 	static const int fams[2] = {AF_INET, AF_INET6};
 	struct apply_count c = {0};
-	bool swapped;
+	bool swapped, dirty = e->dirty;
 	struct sync_route *s;
 	size_t n;
 	__u64 end;
 	int fi, err;
 
+	e->resyncing = false;
+	err = keep_undumped(e);
+	if (err) {
+		sync_engine_error(e, err, "keeping what a partial dump missed");
+		stream_stop(e);
+	}
+	if (err || (!e->stream && (err = lock(e)))) {
+		batch_done(e);
+		drop_old(e);
+		end = mono_ns();
+		schedule_end(&e->sched, end);
+		sync_engine_want_resync(e, "retry", RETRY_MS, end);
+		return err;
+	}
 	if (e->stream) {
 		/* locked since the resync began */
 		swapped = true;
 		err = stream_end(e, &c);
 		goto applied;
-	}
-	err = lock(e);
-	if (err) {
-		batch_done(e);
-		sync_engine_want_resync(e, "retry", RETRY_MS, mono_ns());
-		return err;
 	}
 	for (fi = 0; fi < 2 && !err; fi++) {
 		err = dump_synced(e, fams[fi], &s, &n);
@@ -1050,17 +1306,22 @@ int sync_engine_resync_end(struct sync_engine *e, const char *reason,
 	if (!err)
 		err = swapped ? swap_all(e, &c) : apply_ops(e, &c);
 applied:
+	drop_old(e);
 	end = mono_ns();
+	schedule_end(&e->sched, end);
 	if (err) {
 		sync_engine_want_resync(e, "retry", RETRY_MS, end);
 	} else {
 		e->valid = true;
-		e->last_resync_end = end;
 		e->st.resyncs++;
 		e->st.last_resync = realtime_ns();
 		e->st.last_resync_ms = (end - started_ns) / 1000000;
 		snprintf(e->st.last_resync_reason,
 			 sizeof(e->st.last_resync_reason), "%s", reason);
+		/* a dump taken in a storm is followed by one in its calm */
+		if (dirty)
+			schedule_settle(&e->sched, "changed during the dump",
+					end);
 	}
 	if (!err)
 		note_outside(e, true);
@@ -1069,13 +1330,17 @@ applied:
 	batch_done(e);
 	if (err)
 		return err;
-	pr_info("sync: resync (%s): %llu routes synced (IPv4 %llu, IPv6 %llu), %llu shadowed by hand routes; %s %zu, removed %zu; %u ms\n",
+	pr_info("sync: resync (%s): %llu routes synced (IPv4 %llu, IPv6 %llu), %llu shadowed by hand routes; %s %zu, removed %zu; %u ms%s\n",
 		reason, (unsigned long long)(e->st.routes_v4 + e->st.routes_v6),
 		(unsigned long long)e->st.routes_v4,
 		(unsigned long long)e->st.routes_v6,
 		(unsigned long long)e->st.shadowed,
 		swapped ? "swapped in" : "set", c.set, c.del,
-		e->st.last_resync_ms);
+		e->st.last_resync_ms,
+		dirty ? "; the tables changed meanwhile" : "");
+	if (e->kept[0] + e->kept[1])
+		pr_warn("sync: kept %zu synced routes that a dump cut short did not list, until the kernel announces them or a whole dump shows them gone\n",
+			e->kept[0] + e->kept[1]);
 	/* a resync's diff and swap buffers are freed by now; give the
 	 * memory back rather than keep it for the next one */
 	malloc_trim(0);

@@ -32,8 +32,6 @@
 struct sync_engine;
 
 #define SYNC_LOCK_WAIT_MS 10000
-/* Resyncs closer than this are merged into one. */
-#define SYNC_RESYNC_HOLDOFF_MS 1000
 
 int sync_engine_new(const struct sync_applier *a, unsigned int lock_wait_ms,
 		    struct sync_engine **out);
@@ -79,18 +77,32 @@ void sync_engine_check_outside(struct sync_engine *e, const char *where,
 int sync_engine_commit(struct sync_engine *e);
 
 /*
- * Resync: begin drops what the engine knows (and what events queued),
- * add feeds each dumped route, end diffs against the applier and applies
- * (started_ns: when the dump began, CLOCK_MONOTONIC, for the log).
- * abort (a failed dump) leaves the applier alone and asks for another
- * resync.  A streamed resync holds the applier's lock from begin to end
- * or abort; begin again (a dump the kernel interrupted) starts over.
+ * Resync: begin sets what the engine knows aside, add feeds each dumped
+ * route, end diffs against the applier and applies (started_ns: when the
+ * dump began, CLOCK_MONOTONIC, for the log); abort (a failed dump) leaves
+ * the applier alone, takes back what the engine knew and asks for
+ * another resync.  A streamed resync holds the applier's lock from begin
+ * to end or abort.
+ *
+ * Route events may come between begin and end, in the order the kernel
+ * queued them among the dumped routes (sync/rtsock.h): they go into the
+ * resync, which is then dirty; a dirty resync asks for another once the
+ * tables are quiet (sync/schedule.h).
  */
 int sync_engine_resync_begin(struct sync_engine *e);
 int sync_engine_resync_add(struct sync_engine *e, const struct kroute *r);
 int sync_engine_resync_end(struct sync_engine *e, const char *reason,
 			   __u64 started_ns);
 void sync_engine_resync_abort(struct sync_engine *e, int err, __u64 now_ns);
+/* Nothing changed so far during this resync (no route event, no overrun). */
+bool sync_engine_resync_clean(const struct sync_engine *e);
+/* The kernel said its dump may be inconsistent (NLM_F_DUMP_INTR). */
+void sync_engine_resync_dirty(struct sync_engine *e);
+/*
+ * The kernel ended the dump of this table (0: of every table of the
+ * family) early: the routes it did not list are kept, not withdrawn.
+ */
+void sync_engine_resync_partial(struct sync_engine *e, int family, __u32 table);
 
 /* Ask for a resync no sooner than delay_ms from now_ns (merged). */
 void sync_engine_want_resync(struct sync_engine *e, const char *reason,
@@ -101,7 +113,7 @@ void sync_engine_want_resync(struct sync_engine *e, const char *reason,
  */
 __u64 sync_engine_resync_due(const struct sync_engine *e, const char **reason);
 
-/* Record an overrun (ENOBUFS): events were lost; resync at once. */
+/* Record an overrun (ENOBUFS): events were lost; resync once quiet. */
 void sync_engine_overrun(struct sync_engine *e, __u64 now_ns);
 /* Record an error for status (and the log); err 0: what says it all. */
 void sync_engine_error(struct sync_engine *e, int err, const char *what);

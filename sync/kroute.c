@@ -69,10 +69,51 @@ static int nh_attr(const struct nlattr *a, int family, struct kroute_nh *nh)
 	return 0;
 }
 
-static int decode_multipath(const struct nlattr *mp, struct kroute *r)
+/* One nexthop's part of kroute_nh_hash(): the hash is a sum of these. */
+static __u32 nh_hash(const struct kroute_nh *nh)
+{
+	__u32 h = sync_mix32(nh->oif) ^ sync_mix32(nh->realm + 1);
+
+	h = sync_hash_addr(h ^ nh->gw.family, nh->gw.addr,
+			   addr_len(nh->gw.family));
+	return sync_mix32(h);
+}
+
+/*
+ * The kernel writes an attribute's length in 16 bits and does not check
+ * that a nest fits (nla_nest_end()): a multipath route of more than
+ * 64 KiB of nexthops (some 2300 IPv6 ones) comes with RTA_MULTIPATH's
+ * length cut to its low 16 bits, and its last nexthops where the next
+ * attributes should start.  The nexthops themselves are whole: the real
+ * length is the last nexthop boundary that agrees with the 16 bits (what
+ * follows the nest is less than 64 KiB of other attributes, so no later
+ * boundary can agree).  Returns the payload length, or -1 if no boundary
+ * agrees.
+ */
+static long multipath_len(const struct nlattr *mp, const __u8 *end)
+{
+	const __u8 *data = (const __u8 *)mp + NLA_HDRLEN;
+	size_t avail = end - data, off = 0;
+	long found = -1;
+
+	for (;;) {
+		const struct rtnexthop *rtnh = (const void *)(data + off);
+
+		if (((off + NLA_HDRLEN) & 0xffff) == mp->nla_len)
+			found = off;
+		if (avail - off < sizeof(*rtnh) ||
+		    rtnh->rtnh_len < sizeof(*rtnh) ||
+		    rtnh->rtnh_len > avail - off)
+			return found;
+		off += RTNH_ALIGN(rtnh->rtnh_len);
+		if (off > avail)
+			return found;
+	}
+}
+
+static int decode_multipath(const struct nlattr *mp, int rem, struct kroute *r)
 {
 	const struct rtnexthop *rtnh = nla_data(mp);
-	int rem = nla_len(mp);
 
 	while (RTNH_OK(rtnh, rem)) {
 		struct kroute_nh nh = {.oif = rtnh->rtnh_ifindex};
@@ -89,10 +130,13 @@ static int decode_multipath(const struct nlattr *mp, struct kroute *r)
 			if (err)
 				return err;
 		}
-		if (r->nr_nh < KROUTE_MAX_NH)
+		if (r->nr_nh < KROUTE_MAX_NH) {
 			r->nh[r->nr_nh++] = nh;
-		else
+		} else {
 			r->nh_truncated = true;
+			r->nh_more++;
+			r->nh_more_hash += nh_hash(&nh);
+		}
 		rem -= RTNH_ALIGN(rtnh->rtnh_len);
 		rtnh = RTNH_NEXT(rtnh);
 	}
@@ -119,8 +163,9 @@ int kroute_decode(const struct nlmsghdr *h, struct kroute *r)
 	const struct nlattr *mp = NULL;
 	struct kroute_nh single = {0};
 	bool have_nh = false;
-	struct nlattr *a;
-	int rem, err;
+	const __u8 *p, *end;
+	long mp_len = 0;
+	int err;
 
 	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
 		return -EINVAL;
@@ -130,7 +175,10 @@ int kroute_decode(const struct nlmsghdr *h, struct kroute *r)
 		return -EINVAL;
 	/* nr_nh and the flags first: nh[] is large and needs no clearing */
 	r->nr_nh = 0;
+	r->nh_more = 0;
+	r->nh_more_hash = 0;
 	r->nh_truncated = false;
+	r->msg_len = h->nlmsg_len;
 	r->nh_id = 0;
 	r->priority = 0;
 	memset(&r->dst, 0, sizeof(r->dst));
@@ -143,9 +191,22 @@ int kroute_decode(const struct nlmsghdr *h, struct kroute *r)
 	r->tos = rtm->rtm_tos;
 	r->flags = rtm->rtm_flags;
 
-	nla_for_each_attr(a, nlmsg_attrdata(h, sizeof(*rtm)),
-			  nlmsg_attrlen(h, sizeof(*rtm)), rem)
-	{
+	p = (const __u8 *)nlmsg_attrdata(h, sizeof(*rtm));
+	end = (const __u8 *)h + h->nlmsg_len;
+	/* nla_for_each_attr(), but RTA_MULTIPATH may be longer than it says */
+	while (end - p >= NLA_HDRLEN) {
+		const struct nlattr *a = (const struct nlattr *)p;
+		size_t len = a->nla_len;
+
+		if (nla_type(a) == RTA_MULTIPATH) {
+			mp_len = multipath_len(a, end);
+			if (mp_len < 0)
+				return -EINVAL;
+			len = NLA_HDRLEN + mp_len;
+		} else if (len < NLA_HDRLEN || len > (size_t)(end - p)) {
+			break;
+		}
+		p += NLA_ALIGN(len);
 		err = 0;
 		switch (nla_type(a)) {
 		case RTA_DST:
@@ -178,7 +239,7 @@ int kroute_decode(const struct nlmsghdr *h, struct kroute *r)
 	}
 	mask_host_bits(&r->dst);
 	if (mp)
-		return decode_multipath(mp, r);
+		return decode_multipath(mp, mp_len, r);
 	if (have_nh)
 		r->nh[r->nr_nh++] = single;
 	return 0;
@@ -210,16 +271,10 @@ __u32 kroute_nh_hash_base(const struct kroute *r)
 
 __u32 kroute_nh_hash(const struct kroute *r)
 {
-	__u32 sum = kroute_nh_hash_base(r);
+	__u32 sum = kroute_nh_hash_base(r) + r->nh_more_hash;
 	unsigned int i;
 
-	for (i = 0; i < r->nr_nh; i++) {
-		const struct kroute_nh *nh = &r->nh[i];
-		__u32 h = sync_mix32(nh->oif) ^ sync_mix32(nh->realm + 1);
-
-		h = sync_hash_addr(h ^ nh->gw.family, nh->gw.addr,
-				   addr_len(nh->gw.family));
-		sum += sync_mix32(h);
-	}
+	for (i = 0; i < r->nr_nh; i++)
+		sum += nh_hash(&r->nh[i]);
 	return sum;
 }

@@ -9,7 +9,9 @@
  * RTA_FLOW); a multipath one has one per struct rtnexthop in
  * RTA_MULTIPATH, each with its own gateway, device and (IPv4) realm.
  * Routes with more than KROUTE_MAX_NH nexthops keep the first
- * KROUTE_MAX_NH and set nh_truncated.
+ * KROUTE_MAX_NH and set nh_truncated; the others are still counted
+ * (nh_more) and hashed (nh_more_hash), so that routes that differ only
+ * past the first KROUTE_MAX_NH stay apart.
  */
 #ifndef CLS_SYNC_KROUTE_H
 #define CLS_SYNC_KROUTE_H
@@ -20,7 +22,15 @@
 
 #include "lib/parse.h"
 
-#define KROUTE_MAX_NH 64
+#define KROUTE_MAX_NH 4096
+/*
+ * The longest route message a kernel route dump can hold, with room to
+ * spare: a dump datagram is at most SKB_WITH_OVERHEAD(32768) bytes
+ * (32448 on x86_64), and a route that does not fit an empty one ends the
+ * dump (sync/rtsock.h).  Routes longer than this are known only from
+ * their notifications.
+ */
+#define KROUTE_DUMP_MAX (32768 - 512)
 
 struct kroute_nh {
 	struct cls_prefix gw; /* len 0 (family 0): no gateway */
@@ -34,12 +44,15 @@ struct kroute {
 	__u32 priority; /* RTA_PRIORITY: the metric; 0 if absent */
 	__u32 flags;	/* rtm_flags (RTM_F_CLONED, ...) */
 	__u32 nh_id;	/* RTA_NH_ID: a nexthop object, 0 if none */
+	__u32 msg_len;	/* the message's length (nlmsg_len) */
 	__u8 protocol;
 	__u8 type;
 	__u8 scope;
 	__u8 tos;
 	bool nh_truncated;
-	unsigned int nr_nh;
+	unsigned int nr_nh;	   /* in nh[] */
+	unsigned int nh_more;	   /* past KROUTE_MAX_NH, not kept */
+	__u32 nh_more_hash;	   /* their part of kroute_nh_hash() */
 	struct kroute_nh nh[KROUTE_MAX_NH];
 };
 
@@ -49,6 +62,12 @@ struct kroute {
  * it and goes on: the kernel does not send those).
  */
 int kroute_decode(const struct nlmsghdr *h, struct kroute *r);
+
+/* How many nexthops the route has, kept in nh[] or not. */
+static inline unsigned int kroute_nh_count(const struct kroute *r)
+{
+	return r->nr_nh + r->nh_more;
+}
 
 /*
  * Whether a route is one sync may follow: not a cache clone (IPv6
@@ -61,8 +80,8 @@ bool kroute_syncable(const struct kroute *r);
 
 /*
  * A hash of what tells apart two routes of one prefix, table, metric and
- * TOS (IPv4 "append" aliases): the nexthops, in order, and the nexthop
- * object id.  Equal routes hash equal.
+ * TOS (IPv4 "append" aliases): the nexthops, all of them in any order,
+ * and the nexthop object id.  Equal routes hash equal.
  */
 __u32 kroute_nh_hash(const struct kroute *r);
 /*

@@ -255,6 +255,11 @@ static long find_slot(const struct rtab *t, const struct rtab_ent *id)
 	return -1;
 }
 
+bool rtab_contains(const struct rtab *t, const struct rtab_ent *id)
+{
+	return find_slot(t, id) >= 0;
+}
+
 int rtab_update(struct rtab *t, const struct rtab_ent *id,
 		const struct rtab_ent *e)
 {
@@ -302,13 +307,13 @@ int rtab_remove(struct rtab *t, const struct rtab_ent *id)
 	return 0;
 }
 
-size_t rtab_remove_alike(struct rtab *t, const struct rtab_ent *x)
+size_t rtab_remove_alike(struct rtab *t, const struct rtab_ent *x, __u8 keep)
 {
 	size_t i = home(t, key_hash(t, x->dst.addr, x->dst.len)), n = 0;
 
 	/* a removal shifts the rest of the run back into slot i */
 	while (used(t, i)) {
-		if (slot_alike(t, i, x)) {
+		if (slot_alike(t, i, x) && !(tail(t, i)->flags & keep)) {
 			remove_slot(t, i);
 			n++;
 		} else {

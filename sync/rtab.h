@@ -30,6 +30,9 @@ struct rtab_ent {
 
 /* Per prefix, on every entry of the prefix. */
 #define RTAB_F_SHADOWED 0x02 /* a hand route holds the prefix */
+/* Per entry. */
+#define RTAB_F_DUMPED 0x04 /* listed by the resync's dump under way */
+#define RTAB_F_BIG    0x08 /* its message is longer than a dump can carry */
 
 struct rtab {
 	int family;
@@ -50,8 +53,10 @@ void rtab_free(struct rtab *t);
  */
 size_t rtab_find_alike(const struct rtab *t, const struct rtab_ent *x,
 		       struct rtab_ent *out, size_t max);
-/* Remove every entry alike x; returns how many went. */
-size_t rtab_remove_alike(struct rtab *t, const struct rtab_ent *x);
+/* Remove the entries alike x that have none of the flags keep. */
+size_t rtab_remove_alike(struct rtab *t, const struct rtab_ent *x, __u8 keep);
+/* Whether t has the entry equal to id (rtab_update()'s identity). */
+bool rtab_contains(const struct rtab *t, const struct rtab_ent *id);
 int rtab_insert(struct rtab *t, const struct rtab_ent *e);
 /*
  * Overwrite the entry equal to e (rtab_update's identity), or insert e:

@@ -40,6 +40,20 @@ $(OUTPUT)/tests/test_sync_kroute: tests/unit/test_sync_kroute.c \
 	$(Q)$(CC) $(CPPFLAGS) $(NL_CFLAGS) $(CFLAGS) $^ $(LDLIBS) \
 		$(NL_LIBS) -lcmocka -o $@
 
+# The dump reader and the kernel's route counts, on messages and texts.
+$(OUTPUT)/tests/test_sync_rtsock: tests/unit/test_sync_rtsock.c \
+		$(OUTPUT)/sync/rtsock.o $(OUTPUT)/sync/kcount.o $(UTIL_OBJS) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(NL_CFLAGS) $(CFLAGS) $^ $(LDLIBS) \
+		$(NL_LIBS) -lcmocka -o $@
+
+# When resyncs happen: pure arithmetic on times.
+$(OUTPUT)/tests/test_sync_schedule: tests/unit/test_sync_schedule.c \
+		$(OUTPUT)/sync/schedule.o $(UTIL_OBJS) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+
 # The engine against the in-memory applier (tests/sync/mem_applier.c).
 $(OUTPUT)/tests/test_sync_engine: tests/unit/test_sync_engine.c \
 		$(filter-out $(OUTPUT)/sync/daemon.o $(OUTPUT)/sync/rtsock.o,\

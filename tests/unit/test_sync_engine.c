@@ -91,14 +91,19 @@ static struct kroute *kr(const char *text)
 	return &k;
 }
 
-static void resync(struct fx *f, const char *const *routes, size_t n)
+static void add_all(struct fx *f, const char *const *routes, size_t n)
 {
 	size_t i;
 
-	assert_int_equal(sync_engine_resync_begin(f->e), 0);
 	for (i = 0; i < n; i++)
 		assert_int_equal(sync_engine_resync_add(f->e, kr(routes[i])),
 				 0);
+}
+
+static void resync(struct fx *f, const char *const *routes, size_t n)
+{
+	assert_int_equal(sync_engine_resync_begin(f->e), 0);
+	add_all(f, routes, n);
 	assert_int_equal(sync_engine_resync_end(f->e, "test", 0), 0);
 }
 
@@ -558,6 +563,159 @@ static void test_many_metrics(void **state)
 	fx_free(f);
 }
 
+/*
+ * Route events while a resync dumps, in the kernel's queue order among
+ * the dumped routes: each goes into the resync; the resync is dirty and
+ * asks for another once the tables are quiet.
+ */
+static void test_events_during_resync(void **state)
+{
+	struct fx *f = fx_new(realm_rules, ARRAY_SIZE(realm_rules));
+	const char *why;
+
+	(void)state;
+	resync(f, NULL, 0);
+	assert_int_equal(sync_engine_resync_begin(f->e), 0);
+	assert_true(sync_engine_resync_clean(f->e));
+	add_all(f, (const char *const[]){"10.1.0.0/16 table 100 nh - 1 5"}, 1);
+	/* withdrawn after the dump listed it */
+	DEL(f, "10.1.0.0/16 table 100 nh - 1 5");
+	/* announced before the dump reached it, and listed by it */
+	NEW(f, "10.3.0.0/16 table 100 nh - 1 5");
+	add_all(f, (const char *const[]){"10.3.0.0/16 table 100 nh - 1 6"}, 1);
+	add_all(f, (const char *const[]){"10.4.0.0/16 table 100 nh - 1 6"}, 1);
+	/* announced after the dump went past it */
+	NEW(f, "10.0.0.0/16 table 100 nh - 1 6");
+	assert_false(sync_engine_resync_clean(f->e));
+	assert_int_equal(sync_engine_resync_end(f->e, "test", 0), 0);
+	expect(f, "10.1.0.0/16", NONE, false);
+	expect(f, "10.0.0.0/16", C(1, 6), false);
+	expect(f, "10.4.0.0/16", C(1, 6), false);
+	/* the dump's view, queued after the event, wins: no second alias */
+	expect(f, "10.3.0.0/16", C(1, 6), false);
+	assert_int_equal(f->m.status.kernel_routes, 3);
+	assert_int_not_equal(sync_engine_resync_due(f->e, &why), 0);
+	assert_string_equal(why, "changed during the dump");
+	/* the resync in the calm finds it right already */
+	resync(f,
+	       (const char *const[]){"10.0.0.0/16 table 100 nh - 1 6",
+				     "10.3.0.0/16 table 100 nh - 1 6",
+				     "10.4.0.0/16 table 100 nh - 1 6"},
+	       3);
+	assert_int_equal(sync_engine_resync_due(f->e, NULL), 0);
+	fx_free(f);
+}
+
+static void big_event(struct fx *f, bool del, const char *route)
+{
+	struct kroute *k = kr(route);
+
+	/* a notification longer than any dump can carry */
+	k->msg_len = KROUTE_DUMP_MAX + 1;
+	sync_engine_route(f->e, del, del ? 0 : NLM_F_CREATE | NLM_F_EXCL, k, 1);
+}
+
+/* 10.2.0.0/16, too long for a dump, comes between the first and the rest. */
+static const char *const cut_routes[] = {
+	"10.1.0.0/16 table 100 nh - 1 5",
+	"10.5.0.0/16 table 100 nh - 1 6",
+	"10.6.0.0/16 table 100 nh - 1 5",
+};
+
+/*
+ * A dump cut short withdraws nothing: the kernel ends a dump at a route
+ * too long for it, and the routes after it go unlisted.  The engine
+ * knows such a route from its notification; when the dump lacks it, the
+ * routes of its table that the dump did not list stay as they were.
+ */
+static void test_cut_dump_keeps(void **state)
+{
+	struct fx *f = fx_new(realm_rules, ARRAY_SIZE(realm_rules));
+
+	(void)state;
+	resync(f, cut_routes, 3);
+	big_event(f, false, "10.2.0.0/16 table 100 nh - 1 5");
+	commit(f);
+	expect(f, "10.2.0.0/16", C(1, 5), false);
+	/* the dump stops at 10.2.0.0/16; 10.6.0.0/16 went meanwhile */
+	DEL(f, "10.6.0.0/16 table 100 nh - 1 5");
+	commit(f);
+	assert_int_equal(sync_engine_resync_begin(f->e), 0);
+	add_all(f, cut_routes, 1);
+	assert_int_equal(sync_engine_resync_end(f->e, "test", 0), 0);
+	expect(f, "10.1.0.0/16", C(1, 5), false);
+	expect(f, "10.2.0.0/16", C(1, 5), false);
+	expect(f, "10.5.0.0/16", C(1, 6), false);
+	expect(f, "10.6.0.0/16", NONE, false);
+	assert_int_equal(f->m.status.kernel_routes, 3);
+	/* the long route goes: the next dump is whole, and what went goes */
+	big_event(f, true, "10.2.0.0/16 table 100 nh - 1 5");
+	commit(f);
+	resync(f, cut_routes, 1);
+	expect(f, "10.5.0.0/16", NONE, false);
+	expect(f, "10.2.0.0/16", NONE, false);
+	fx_free(f);
+}
+
+/*
+ * A restart onto a cut dump (the daemon said so: the kernel's count is
+ * higher): the synced routes the engine cannot see are kept, and a
+ * delete of one later still withdraws it.
+ */
+static void test_cut_dump_at_start(void **state)
+{
+	struct fx *f = fx_new(realm_rules, ARRAY_SIZE(realm_rules));
+
+	(void)state;
+	resync(f, cut_routes, 3);
+	fx_restart(f, realm_rules, ARRAY_SIZE(realm_rules));
+	assert_int_equal(sync_engine_resync_begin(f->e), 0);
+	add_all(f, cut_routes, 1);
+	sync_engine_resync_partial(f->e, AF_INET, 100);
+	assert_int_equal(sync_engine_resync_end(f->e, "start", 0), 0);
+	expect(f, "10.5.0.0/16", C(1, 6), false);
+	expect(f, "10.6.0.0/16", C(1, 5), false);
+	DEL(f, "10.6.0.0/16 table 100 nh - 1 5");
+	commit(f);
+	expect(f, "10.6.0.0/16", NONE, false);
+	expect(f, "10.5.0.0/16", C(1, 6), false);
+	/* IPv6 was whole: nothing of it is kept */
+	fx_free(f);
+}
+
+/*
+ * A failed dump leaves the engine as it knew the tables, events of the
+ * dump's time included: events after it apply at once, and the retry
+ * puts right what changed while the dump ran.
+ */
+static void test_failed_dump_keeps_state(void **state)
+{
+	struct fx *f = fx_new(realm_rules, ARRAY_SIZE(realm_rules));
+
+	(void)state;
+	resync(f,
+	       (const char *const[]){"10.1.0.0/16 table 100 nh - 1 5",
+				     "10.2.0.0/16 table 100 nh - 1 5"},
+	       2);
+	assert_int_equal(sync_engine_resync_begin(f->e), 0);
+	add_all(f, (const char *const[]){"10.1.0.0/16 table 100 nh - 1 5"}, 1);
+	DEL(f, "10.2.0.0/16 table 100 nh - 1 5");
+	sync_engine_resync_abort(f->e, -EIO, 1);
+	expect(f, "10.2.0.0/16", C(1, 5), false);
+	NEW(f, "10.3.0.0/16 table 100 nh - 1 6");
+	commit(f);
+	expect(f, "10.3.0.0/16", C(1, 6), false);
+	expect(f, "10.1.0.0/16", C(1, 5), false);
+	assert_int_equal(f->m.status.errors, 1);
+	assert_int_not_equal(sync_engine_resync_due(f->e, NULL), 0);
+	resync(f,
+	       (const char *const[]){"10.1.0.0/16 table 100 nh - 1 5",
+				     "10.3.0.0/16 table 100 nh - 1 6"},
+	       2);
+	expect(f, "10.2.0.0/16", NONE, false);
+	fx_free(f);
+}
+
 /* IPv6 multipath: deleting some nexthops leaves the route. */
 static void test_ipv6_multipath(void **state)
 {
@@ -747,6 +905,10 @@ int main(void)
 		cmocka_unit_test(test_ipv4_aliases),
 		cmocka_unit_test(test_many_metrics),
 		cmocka_unit_test(test_ipv6_multipath),
+		cmocka_unit_test(test_events_during_resync),
+		cmocka_unit_test(test_cut_dump_keeps),
+		cmocka_unit_test(test_cut_dump_at_start),
+		cmocka_unit_test(test_failed_dump_keeps_state),
 		cmocka_unit_test(test_apply_error),
 		cmocka_unit_test(test_rules_change),
 		cmocka_unit_test(test_link_down_resyncs),

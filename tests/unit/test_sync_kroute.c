@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <netlink/msg.h>
@@ -342,33 +343,132 @@ static void test_nh_hash(void **state)
 	assert_int_not_equal(kroute_nh_hash(&k), h_ab);
 }
 
-static void test_many_nexthops(void **state)
+/* n dev-only nexthops through devices 1..n, the last through last. */
+static struct nl_msg *many_nh(int n, int last)
 {
 	struct rtmsg rtm = {.rtm_family = AF_INET,
 			    .rtm_dst_len = 8,
 			    .rtm_table = 100,
 			    .rtm_type = RTN_UNICAST};
-	struct nl_msg *m = nlmsg_alloc_simple(RTM_NEWROUTE, 0);
+	struct nl_msg *m = nlmsg_alloc_size(64 + 8 * n);
 	struct nlattr *mp;
-	struct kroute k;
 	int i;
 
-	(void)state;
+	assert_non_null(m);
+	assert_non_null(nlmsg_put(m, 0, 0, RTM_NEWROUTE, 0, 0));
 	assert_int_equal(nlmsg_append(m, &rtm, sizeof(rtm), NLMSG_ALIGNTO), 0);
 	mp = nla_nest_start(m, RTA_MULTIPATH);
-	for (i = 0; i < KROUTE_MAX_NH + 3; i++) {
+	for (i = 0; i < n; i++) {
 		struct rtnexthop *rtnh =
 			nlmsg_reserve(m, sizeof(*rtnh), NLMSG_ALIGNTO);
 
+		assert_non_null(rtnh);
 		rtnh->rtnh_len = sizeof(*rtnh);
-		rtnh->rtnh_ifindex = i + 1;
+		rtnh->rtnh_ifindex = i + 1 < n ? i + 1 : last;
 	}
 	nla_nest_end(m, mp);
+	return m;
+}
+
+/*
+ * Past KROUTE_MAX_NH nexthops are counted and hashed, not kept: two
+ * routes that differ in their last nexthop only are two routes.
+ */
+static void test_many_nexthops(void **state)
+{
+	struct nl_msg *m = many_nh(KROUTE_MAX_NH + 3, KROUTE_MAX_NH + 3);
+	struct kroute k;
+	__u32 h;
+
+	(void)state;
 	assert_int_equal(kroute_decode(nlmsg_hdr(m), &k), 0);
 	assert_int_equal(k.nr_nh, KROUTE_MAX_NH);
+	assert_int_equal(k.nh_more, 3);
+	assert_int_equal(kroute_nh_count(&k), KROUTE_MAX_NH + 3);
 	assert_true(k.nh_truncated);
 	assert_int_equal(k.nh[KROUTE_MAX_NH - 1].oif, KROUTE_MAX_NH);
+	assert_int_equal(k.msg_len, nlmsg_hdr(m)->nlmsg_len);
+	h = kroute_nh_hash(&k);
 	nlmsg_free(m);
+	m = many_nh(KROUTE_MAX_NH + 3, 1);
+	assert_int_equal(kroute_decode(nlmsg_hdr(m), &k), 0);
+	assert_int_not_equal(kroute_nh_hash(&k), h);
+	nlmsg_free(m);
+}
+
+/*
+ * An IPv6 route of 2500 nexthops as the kernel announces it: the
+ * nexthops take more than 64 KiB and RTA_MULTIPATH's length is their
+ * length's low 16 bits; RTA_CACHEINFO and RTA_PREF follow them.  All
+ * nexthops are read, and what lies inside them is not taken for the
+ * route's own attributes.
+ */
+static void test_multipath_past_64k(void **state)
+{
+	enum { N = 2500 };
+	size_t cap = 256 + N * 28, off;
+	__u8 *buf = calloc(1, cap), gw[16] = {0xfd, 0x09};
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	struct rtmsg *rtm = NLMSG_DATA(h);
+	struct rtattr *a, *mp;
+	struct kroute k;
+	__u32 v;
+	int i;
+
+	(void)state;
+	assert_non_null(buf);
+	h->nlmsg_type = RTM_NEWROUTE;
+	rtm->rtm_family = AF_INET6;
+	rtm->rtm_dst_len = 48;
+	rtm->rtm_table = 101;
+	rtm->rtm_type = RTN_UNICAST;
+	off = NLMSG_LENGTH(sizeof(*rtm));
+#define PUT(type, len, data)                                                   \
+	do {                                                                   \
+		a = (struct rtattr *)(buf + off);                              \
+		a->rta_type = (type);                                          \
+		a->rta_len = RTA_LENGTH(len);                                  \
+		memcpy(RTA_DATA(a), (data), (len));                            \
+		off += RTA_ALIGN(a->rta_len);                                  \
+	} while (0)
+	v = 101;
+	PUT(RTA_TABLE, 4, &v);
+	PUT(RTA_DST, 16, ((__u8[16]){0x20, 0x01, 0x0d, 0xb8, 0, 0x02}));
+	v = 1024;
+	PUT(RTA_PRIORITY, 4, &v);
+	mp = (struct rtattr *)(buf + off);
+	mp->rta_type = RTA_MULTIPATH;
+	off += RTA_LENGTH(0);
+	for (i = 0; i < N; i++) {
+		struct rtnexthop *nh = (struct rtnexthop *)(buf + off);
+
+		nh->rtnh_ifindex = 3;
+		/* a nexthop whose flags and hops read as RTA_DST */
+		nh->rtnh_flags = i == 2400 ? RTA_DST : 0;
+		off += RTNH_LENGTH(0);
+		gw[14] = i >> 8;
+		gw[15] = i;
+		PUT(RTA_GATEWAY, 16, gw);
+		nh->rtnh_len = buf + off - (__u8 *)nh;
+	}
+	/* as nla_nest_end() writes it */
+	mp->rta_len = (buf + off - (__u8 *)mp) & 0xffff;
+	PUT(RTA_CACHEINFO, 32, ((__u8[32]){0}));
+	PUT(RTA_PREF, 1, ((__u8[1]){0}));
+#undef PUT
+	h->nlmsg_len = off;
+	assert_true(off > 65536);
+	assert_int_equal(kroute_decode(h, &k), 0);
+	assert_int_equal(k.nr_nh, N);
+	assert_int_equal(k.priority, 1024);
+	assert_int_equal(k.dst.len, 48);
+	assert_int_equal(k.dst.addr[5], 0x02);
+	assert_int_equal(k.nh[N - 1].gw.addr[15], (N - 1) & 0xff);
+	assert_int_equal(k.nh[N - 1].oif, 3);
+	/* a length that no nexthop boundary agrees with: refused */
+	mp->rta_len += 2;
+	assert_int_equal(kroute_decode(h, &k), -EINVAL);
+	free(buf);
 }
 
 int main(void)
@@ -381,6 +481,7 @@ int main(void)
 		cmocka_unit_test(test_syncable),
 		cmocka_unit_test(test_nh_hash),
 		cmocka_unit_test(test_many_nexthops),
+		cmocka_unit_test(test_multipath_past_64k),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
