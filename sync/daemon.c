@@ -456,10 +456,18 @@ static void timers(struct daemon *d)
 		d->outside_due = now + OUTSIDE_MS * 1000000ULL;
 	}
 	due = sync_engine_resync_due(d->e, &reason);
-	if (due && due <= now)
-		resync(d, reason);
-	else if (!due && d->periodic_due && d->periodic_due <= now)
+	if (due && due <= now) {
+		/*
+		 * What queued while a batch was applied may show the tables
+		 * are not quiet yet: read it before deciding.
+		 */
+		read_all(d);
+		due = sync_engine_resync_due(d->e, &reason);
+		if (due && due <= mono_ns())
+			resync(d, reason);
+	} else if (!due && d->periodic_due && d->periodic_due <= now) {
 		resync(d, "periodic");
+	}
 }
 
 static int run(struct daemon *d)
