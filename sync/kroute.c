@@ -115,7 +115,8 @@ static int decode_multipath(const struct nlattr *mp, int rem, struct kroute *r)
 {
 	const struct rtnexthop *rtnh = nla_data(mp);
 
-	while (RTNH_OK(rtnh, rem)) {
+	/* RTNH_OK() reads rtnh_len before it looks at rem */
+	while (rem >= (int)sizeof(*rtnh) && RTNH_OK(rtnh, rem)) {
 		struct kroute_nh nh = {.oif = rtnh->rtnh_ifindex};
 		struct nlattr *a;
 		int arem, err;
