@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -187,6 +188,23 @@ static int parse_family(const char *s, int *family)
 	return 0;
 }
 
+/*
+ * An interface name the kernel would take (dev_valid_name()): 1 to 15
+ * bytes, not "." or "..", no '/', ':' or white space.
+ */
+static bool ifname_ok(const char *s)
+{
+	const char *c;
+
+	if (!*s || strlen(s) >= IF_NAMESIZE || !strcmp(s, ".") ||
+	    !strcmp(s, ".."))
+		return false;
+	for (c = s; *c; c++)
+		if (*c == '/' || *c == ':' || isspace((unsigned char)*c))
+			return false;
+	return true;
+}
+
 static bool class_word_ok(const char *s)
 {
 	__u32 classid;
@@ -282,7 +300,7 @@ static int parse_selector(struct sync_rule *r, const struct selector *s,
 			return bad(w, "%s \"%s\": %s", word, v, why.text);
 		return 0;
 	case SYNC_SEL_DEV:
-		if (!*v || strlen(v) >= IF_NAMESIZE || strchr(v, '/'))
+		if (!ifname_ok(v))
 			return bad(w, "%s \"%s\": not an interface name", word,
 				   v);
 		strcpy(r->dev, v);
@@ -418,23 +436,22 @@ int sync_rules_parse_args(struct sync_rules *rs, int argc, char **argv,
 	return parse_words(rs, argc, argv, false, &w);
 }
 
-int sync_rules_load(struct sync_rules *rs, const char *path, char *err,
+int sync_rules_read(struct sync_rules *rs, FILE *f, const char *name, char *err,
 		    size_t errlen)
 {
-	struct where w = {path, 0, err, errlen};
+	struct where w = {name, 0, err, errlen};
 	char *line = NULL, *argv[MAX_WORDS];
 	size_t cap = 0;
-	FILE *f;
+	ssize_t len;
 	int ret = 0, argc;
 
-	f = fopen(path, "re");
-	if (!f) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		return ret;
-	}
-	while (getline(&line, &cap, f) >= 0) {
+	while ((len = getline(&line, &cap, f)) >= 0) {
 		w.line++;
+		/* split_args() would end the line there, silently */
+		if (memchr(line, '\0', len)) {
+			ret = bad(&w, "NUL byte in the line");
+			goto out;
+		}
 		argc = split_args(line, argv, MAX_WORDS);
 		if (argc == -E2BIG) {
 			ret = bad(&w, "more than %d words", MAX_WORDS);
@@ -450,10 +467,25 @@ int sync_rules_load(struct sync_rules *rs, const char *path, char *err,
 	}
 	if (ferror(f)) {
 		ret = -EIO;
-		snprintf(err, errlen, "%s: read error", path);
+		snprintf(err, errlen, "%s: read error", name);
 	}
 out:
 	free(line);
+	return ret;
+}
+
+int sync_rules_load(struct sync_rules *rs, const char *path, char *err,
+		    size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = sync_rules_read(rs, f, path, err, errlen);
 	fclose(f);
 	return ret;
 }
@@ -587,6 +619,31 @@ put(char *buf, size_t n, size_t *off, const char *fmt, ...)
 		*off += k;
 }
 
+/*
+ * A word as split_args() reads it back: quoted where it holds what would
+ * end or quote it ('#', quotes); '"' itself goes in single quotes.
+ */
+static void put_word(char *buf, size_t n, size_t *off, const char *w)
+{
+	const char *c;
+
+	if (!strpbrk(w, "#'\"")) {
+		put(buf, n, off, "%s", w);
+		return;
+	}
+	for (c = w; *c;) {
+		size_t run = strcspn(c, "\"");
+
+		if (run) {
+			put(buf, n, off, "\"%.*s\"", (int)run, c);
+			c += run;
+		} else {
+			put(buf, n, off, "'\"'");
+			c++;
+		}
+	}
+}
+
 int sync_rule_format(const struct sync_rule *r, char *buf, size_t n)
 {
 	char name[RT_NAME_STRLEN], pfx[PREFIX_STRLEN];
@@ -619,8 +676,11 @@ int sync_rule_format(const struct sync_rule *r, char *buf, size_t n)
 	if ((r->sel & SYNC_SEL_VIA) &&
 	    format_prefix(&r->via, pfx, sizeof(pfx)) > 0)
 		put(buf, n, &off, "via %s ", pfx);
-	if (r->sel & SYNC_SEL_DEV)
-		put(buf, n, &off, "dev %s ", r->dev);
+	if (r->sel & SYNC_SEL_DEV) {
+		put(buf, n, &off, "dev ");
+		put_word(buf, n, &off, r->dev);
+		put(buf, n, &off, " ");
+	}
 	if ((r->sel & SYNC_SEL_REALM) && r->realm > 0xffff)
 		put(buf, n, &off, "realm %u/%u ", r->realm >> 16,
 		    r->realm & 0xffff);

@@ -43,6 +43,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <net/if.h>
 #include <linux/types.h>
 
@@ -84,8 +85,9 @@ struct sync_rule {
 #define SYNC_RULES_MAX	    65535
 #define SYNC_RCVBUF_DEFAULT (32U << 20)
 /*
- * The periodic resync, in seconds: it bounds how long a route the
- * kernel's IPv6 dump skipped stays unseen.
+ * The periodic resync, in seconds: a net under what the engine knows of
+ * the kernel's ways (a dirty resync is followed by one in the calm, see
+ * sync/schedule.h).
  */
 #define SYNC_RESYNC_DEFAULT 600
 #define SYNC_RESYNC_MIN	    10
@@ -113,6 +115,9 @@ void sync_rules_free(struct sync_rules *rs);
  * negative errno.
  */
 int sync_rules_load(struct sync_rules *rs, const char *path, char *err,
+		    size_t errlen);
+/* The same from an open stream; name: what messages call it. */
+int sync_rules_read(struct sync_rules *rs, FILE *f, const char *name, char *err,
 		    size_t errlen);
 /* The same grammar from argument words; where = "command line". */
 int sync_rules_parse_args(struct sync_rules *rs, int argc, char **argv,

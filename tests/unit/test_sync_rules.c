@@ -71,6 +71,11 @@ static void test_rules_valid(void **state)
 		 "table 100 class web"},
 		{"table default protocol 0 class ff:ffff",
 		 "table default protocol unspec class ff:ffff"},
+		/* names the kernel takes, quoted where the words need it */
+		{"dev 'a#b' class web", "table main dev \"a#b\" class web"},
+		{"dev 'x\"y' class web",
+		 "table main dev \"x\"'\"'\"y\" class web"},
+		{"dev \"it's\" class web", "table main dev \"it's\" class web"},
 	};
 	size_t i;
 
@@ -144,6 +149,11 @@ static void test_rules_invalid(void **state)
 		 "sync.conf:7: dev \"eth0/1\": not an interface name"},
 		{"dev abcdefghijklmnop class web",
 		 "sync.conf:7: dev \"abcdefghijklmnop\": not an interface name"},
+		{"dev \"a b\" class web",
+		 "sync.conf:7: dev \"a b\": not an interface name"},
+		{"dev eth0:1 class web",
+		 "sync.conf:7: dev \"eth0:1\": not an interface name"},
+		{"dev .. class web", "sync.conf:7: dev \"..\": not an interface name"},
 		{"family ip class web",
 		 "sync.conf:7: family \"ip\": inet or inet6"},
 		{"class web table 100", "sync.conf:7: \"table\" after the rule's class: one rule a line"},
@@ -223,6 +233,17 @@ static void test_rules_file(void **state)
 	assert_false(rs.uses_dev);
 	sync_rules_free(&rs);
 	unlink(path);
+
+	/* a NUL byte would end the line unseen: the line is refused */
+	f = fmemopen((char[]){"table 1 class web\ntable 2 class web\0 junk\n"},
+		     41, "r");
+	assert_non_null(f);
+	sync_rules_init(&rs);
+	assert_int_equal(sync_rules_read(&rs, f, "nul.conf", err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "nul.conf:2: NUL byte in the line");
+	fclose(f);
+	sync_rules_free(&rs);
 
 	sync_rules_init(&rs);
 	assert_int_equal(sync_rules_load(&rs, "/nonexistent/sync.conf", err,
