@@ -20,9 +20,20 @@
  *	Prints "key value" lines: sent, seen, lost (unseen 2 s after the
  *	last), reopened (see probe()), p50_ms, p99_ms, max_ms: from just
  *	before the request to the first lookup that saw it.
+ *
+ *   syncbench settle QUIET_MS MAX_S [EVENTS]
+ *	listen to route notifications (of every table, a 1 GiB buffer)
+ *	until QUIET_MS pass without one after the first (after EVENTS of
+ *	them, if given: a routing daemon may pause in the middle), or
+ *	MAX_S in all; the kernel has settled at the last one.  Prints
+ *	"key value" lines: events, overruns (ENOBUFS: the counts are then
+ *	low), first_s and last_s (CLOCK_REALTIME seconds of the first and
+ *	the last notification).
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,6 +406,63 @@ static int cmd_churn(__u32 table, const char *dev, __u32 n, double rate,
 	return err;
 }
 
+static double real_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct settle {
+	unsigned long events;
+	double first, last;
+};
+
+static int settle_msg(void *ctx, const struct nlmsghdr *h)
+{
+	struct settle *st = ctx;
+
+	if (h->nlmsg_type != RTM_NEWROUTE && h->nlmsg_type != RTM_DELROUTE)
+		return 0;
+	st->last = real_s();
+	if (!st->events++)
+		st->first = st->last;
+	return 0;
+}
+
+static int cmd_settle(int quiet_ms, double max_s, unsigned long want)
+{
+	struct settle st = {0};
+	double end = now_s() + max_s;
+	unsigned long overruns = 0;
+	struct rtsock_read r;
+	struct rtsock s;
+	int err = rtsock_listen(&s);
+
+	if (!err)
+		err = rtsock_set_rcvbuf(&s, 1U << 30, NULL);
+	/* printed once the listener is up: the caller may start the storm */
+	printf("listening 1\n");
+	fflush(stdout);
+	while (!err && now_s() < end) {
+		struct pollfd p = {.fd = s.fd, .events = POLLIN};
+
+		poll(&p, 1, quiet_ms);
+		err = rtsock_drain(&s, SIZE_MAX, settle_msg, &st, &r);
+		overruns += r.overrun;
+		if (st.events && st.events >= want &&
+		    real_s() - st.last > quiet_ms / 1000.0)
+			break;
+	}
+	rtsock_close(&s);
+	if (err)
+		return err;
+	printf("events %lu\noverruns %lu\nfirst_s %.3f\nlast_s %.3f\n",
+	       st.events, overruns, st.first, st.last);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int err = -EINVAL;
@@ -405,8 +473,11 @@ int main(int argc, char **argv)
 		err = cmd_churn(strtoul(argv[2], NULL, 0), argv[3],
 				strtoul(argv[4], NULL, 0), atof(argv[5]),
 				atof(argv[6]), argv[7]);
+	else if ((argc == 4 || argc == 5) && !strcmp(argv[1], "settle"))
+		err = cmd_settle(atoi(argv[2]), atof(argv[3]),
+				 argc == 5 ? strtoul(argv[4], NULL, 0) : 0);
 	else
-		fprintf(stderr, "usage: syncbench decode [TABLE] | churn TABLE DEV N RATE SECONDS BPFFS\n");
+		fprintf(stderr, "usage: syncbench decode [TABLE] | churn TABLE DEV N RATE SECONDS BPFFS | settle QUIET_MS MAX_S [EVENTS]\n");
 	if (err)
 		fprintf(stderr, "syncbench: %s\n", strerror(-err));
 	return err ? 1 : 0;

@@ -85,3 +85,10 @@ $(OUTPUT)/bench/syncbench: bench/syncbench.c $(OUTPUT)/sync/kroute.o \
 .PHONY: sync-bench
 sync-bench: $(OUTPUT)/bench/syncbench $(OUTPUT)/classifier
 	$(Q)./bench/sync.sh $(OUTPUT)
+
+.PHONY: sync-bird-bench
+# Route sync under full-table BGP flaps, two BIRDs in namespaces
+# (bench/sync-bird.sh): 15 minutes and 3 GiB at the default 600k + 300k
+# prefixes; SYNC_BIRD_ARGS="--v4 N --v6 N --wait S --out FILE".
+sync-bird-bench: $(OUTPUT)/bench/syncbench $(OUTPUT)/classifier
+	$(Q)./bench/sync-bird.sh $(SYNC_BIRD_ARGS) $(OUTPUT)
