@@ -20,6 +20,11 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer \
 	-Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -I. -I$(OUTPUT)
 
 FUZZ_EXTRA_route_line := tests/fuzz/route_check.c
+# The sync daemon's two texts: its rules file and the kernel's route messages.
+FUZZ_EXTRA_sync_rules := sync/rules.c sync/rtnames.c
+FUZZ_EXTRA_kroute := sync/kroute.c
+FUZZ_LIBS_kroute := $(NL_CFLAGS) $(NL_LIBS)
+$(FUZZ_DIR)/sync_rules $(FUZZ_DIR)/kroute: $(wildcard sync/*.h)
 FUZZ_EXTRA_route_file := tests/fuzz/route_check.c
 # The data path: the real BPF object, through tests/prog's fixture.
 FUZZ_EXTRA_packet := tests/prog/harness.c tests/prog/pkt.c maps/dir24.c \

@@ -40,10 +40,12 @@ long) TIME=${TIME:-600} ;;
 esac
 mkdir -p "$DIR/crash" "$DIR/logs"
 
-# Longest input worth trying: a text field, a route file, a frame.
+# Longest input worth trying: a text field, a route file or rules
+# file, a route message, a frame.
 max_len() {
 	case $1 in
 	route_file) echo 16384 ;;
+	sync_rules | kroute) echo 4096 ;;
 	packet) echo 512 ;;
 	*) echo 256 ;;
 	esac
