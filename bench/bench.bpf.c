@@ -17,6 +17,8 @@
 #include "xdp_tc/lookup.h"
 #include "xdp_tc/lookup6.h"
 #include "xdp_tc/count.h"
+#include "xdp_tc/rate.h"
+#include "xdp_tc/rated.h"
 #include "xdp_tc/action.h"
 #include "bench/poptrie6.h"
 
@@ -317,7 +319,7 @@ static __always_inline int bench_egress(struct __sk_buff *skb, void *outer,
 	idx = r;
 	cls_count_class(cfg, CLS_STATS_EGRESS_BASE + idx, skb->len);
 	cls = bpf_map_lookup_elem(&classes, &idx);
-	return cls_apply_skb(skb, cls, &pkt);
+	return cls_apply_skb(skb, cls, &pkt, idx);
 }
 
 SEC("tc")
