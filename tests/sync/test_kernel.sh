@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Plain kernel routes in table 100: `classifier sync` starts from what is
-# there, then follows ip route add / replace / del / flush, IPv4 with
-# realms and IPv6, each visible to `lookup` through its notification
-# (no resync in between), with the IPv4 table agreeing with the trie; a
-# route through a nexthop object follows the object; other tables and realms no rule names are left alone; a
-# link going down (routes gone without a message) ends in a resync.
-# SIGTERM leaves the routes.
+# Plain kernel routes in table 100: `classifier sync` starts from what
+# is there, then follows ip route add / replace / del / flush, IPv4 with
+# realms and IPv6, each visible to `lookup` through its notification (no
+# resync in between), with the IPv4 table agreeing with the trie; a
+# route through a nexthop object follows the object; other tables and
+# realms no rule names are left alone; a link going down (routes gone
+# without a message) ends in a resync. SIGTERM leaves the routes.
 # wait_until evaluates its code later: single quotes on purpose
 # shellcheck disable=SC2016
 . "$CLASSIFIER_SRC/tests/netns/lib.sh"
