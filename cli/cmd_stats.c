@@ -203,9 +203,13 @@ static void stats_text(struct cli *c, const struct cls_class_entry *e,
 				       "", v.packets, v.bytes);
 		}
 	}
-	printf("unclassified (passed untouched):");
+	printf("not classified by a route (no_table: the default class; the "
+	       "rest passed untouched):");
 	for (r = 0; r < CLS_R_MAX; r++) {
 		v = cls_stats_sum(&c->maps, CLS_STATS_REASON_BASE + r);
+		/* A retired reason only older programs counted. */
+		if (r == CLS_R_EXT_LIMIT && !v.packets)
+			continue;
 		printf(" %s %llu", cls_reason_name(r), v.packets);
 	}
 	printf("\n");

@@ -259,15 +259,15 @@ static void write_classes(struct out *o, const struct metrics_snapshot *s)
 		"Bytes of the packets put in the class, by direction.", true);
 	write_rate_counters(o, s);
 	family(o, "classifier_unclassified_packets_total", "counter",
-	       "Packets passed untouched without a class, by reason "
-	       "(counted even with stats off).");
+	       "Packets no route classified, by reason (no_table: given the "
+	       "default class; the others passed untouched); counted even "
+	       "with stats off.");
 	for (r = 0; r < CLS_R_MAX; r++)
 		sample(o, "classifier_unclassified_packets_total",
 		       LABELS({"reason", s->unclassified[r].name}),
 		       s->unclassified[r].count.packets);
 	family(o, "classifier_unclassified_bytes_total", "counter",
-	       "Bytes of the packets passed untouched without a class, by "
-	       "reason.");
+	       "Bytes of the packets no route classified, by reason.");
 	for (r = 0; r < CLS_R_MAX; r++)
 		sample(o, "classifier_unclassified_bytes_total",
 		       LABELS({"reason", s->unclassified[r].name}),
