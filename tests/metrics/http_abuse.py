@@ -3,6 +3,7 @@
 """Hostile and heavy clients for the metrics endpoint, loopback only.
 
     http_abuse.py HOST PORT IDLE_TIMEOUT
+    http_abuse.py HOST PORT IDLE_TIMEOUT --hold SECONDS
 
 HOST must be a loopback address (the test runs this in a network namespace
 of its own).  Every loop is bounded in count and time.  Prints one line per
@@ -21,6 +22,8 @@ check and exits non-zero on the first that fails:
     (a header line every 0.4 IDLE_TIMEOUT from 16 addresses, reopened
     when closed): scrapes from another address are answered meanwhile,
     each within IDLE_TIMEOUT + 1 s.
+With --hold, only the last: the slots are held for SECONDS while another
+client (the test's curl) scrapes, and the attacker's counts are printed.
 """
 import errno
 import ipaddress
@@ -32,6 +35,7 @@ import threading
 import time
 
 HOST, PORT, IDLE = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+HOLD = float(sys.argv[5]) if sys.argv[4:5] == ["--hold"] else None
 assert ipaddress.ip_address(HOST).is_loopback, "loopback targets only"
 DEADLINE = time.monotonic() + 60
 
@@ -351,7 +355,23 @@ def starve():
        f"{scrapes} scrapes answered, the slowest in {slowest:.3f} s")
 
 
+def hold():
+    stats = {"opened": 0, "closed": 0, "lines": 0}
+    stop = threading.Event()
+    attacker = threading.Thread(target=starve_slots, args=(stop, stats))
+    attacker.start()
+    time.sleep(HOLD)
+    stop.set()
+    attacker.join()
+    ok(f"held the slots for {HOLD:.0f} s: {stats['opened']} connections "
+       f"opened, {stats['closed']} closed by the server, "
+       f"{stats['lines']} lines")
+
+
 def main():
+    if HOLD is not None:
+        hold()
+        return
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
     for check in (starve, slowloris, burst, malformed, methods_and_paths,

@@ -31,6 +31,25 @@ grep -q '^ok still answering ' "$WORK/abuse.log" ||
 	fail "$(grep -m1 -v '^ok ' "$WORK/abuse.log" || echo "http_abuse.py did not finish")"
 kill -0 "$EXPORTER_PID" 2>/dev/null || fail "the exporter died"
 
+# The same starving client again, now scraped by curl as an operator's
+# Prometheus would be: every scrape answered within IDLE + 1 s.
+nsenter --net="/run/netns/$NS_S" python3 \
+	"$(dirname "$0")/../metrics/http_abuse.py" 127.0.0.1 9435 $IDLE \
+	--hold $((3 * IDLE + 2)) >"$WORK/hold.log" 2>&1 &
+holder=$!
+sleep 0.5 # every slot taken
+for i in $(seq 10); do
+	in_snd_curl --max-time $((IDLE + 1)) -f -o "$WORK/held.prom" \
+		"http://$EXPORTER_ADDR/metrics" ||
+		fail "curl scrape $i during the starving client failed"
+	grep -qx 'classifier_up 1' "$WORK/held.prom" ||
+		fail "curl scrape $i during the starving client: no classifier_up 1"
+	sleep 0.2
+done
+wait $holder || fail "the starving client failed: $(cat "$WORK/hold.log")"
+sed 's/^/# /' "$WORK/hold.log"
+log "10 curl scrapes answered while every other slot was held"
+
 # idle connections are gone once the idle timeout has passed
 sleep $((IDLE + 1))
 rss1=$(rss)
