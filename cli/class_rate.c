@@ -8,10 +8,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <unistd.h>
 
 #include "cli/class_rate.h"
+#include "lib/tctree.h"
 #include "lib/units.h"
 #include "maps/rate.h"
 
@@ -40,35 +39,6 @@ static int bad(struct cli *c, const char *what, const char *v,
 	cli_err(c, "invalid %s \"%s\"%s%s", what, v ? v : "",
 		why && why->text[0] ? ": " : "", why ? why->text : "");
 	return -EINVAL;
-}
-
-/* Does this kernel have the fq qdisc (loaded, built in, or a module)? */
-static bool have_fq(void)
-{
-	static const char *const lists[] = {"modules.builtin", "modules.dep"};
-	char path[512], line[512];
-	struct utsname u;
-	size_t i;
-	FILE *f;
-
-	if (!access("/sys/module/sch_fq", F_OK))
-		return true;
-	if (uname(&u))
-		return false;
-	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
-		snprintf(path, sizeof(path), "/lib/modules/%s/%s", u.release,
-			 lists[i]);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f))
-			if (strstr(line, "/sch_fq.ko")) {
-				fclose(f);
-				return true;
-			}
-		fclose(f);
-	}
-	return false;
 }
 
 static int police_over(struct cli *c, const char *w, const char *v,
@@ -185,7 +155,7 @@ int class_rate_parse(struct cli *c, int argc, char **argv,
 			break; /* the next setting of the class */
 		}
 	}
-	if (pace && !have_fq()) {
+	if (pace && !tct_kernel_has("fq")) {
 		cli_err(c, "pace needs the fq qdisc, which this kernel does "
 			   "not have (CONFIG_NET_SCH_FQ)");
 		return -EOPNOTSUPP;

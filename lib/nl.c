@@ -233,6 +233,14 @@ struct tcmsg *nl_put_tcmsg(struct nlmsghdr *nlh, int ifindex, __u32 parent,
 	return tcm;
 }
 
+void nl_put_ifinfomsg(struct nlmsghdr *nlh, int ifindex)
+{
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+}
+
 static int tca_attr_cb(const struct nlattr *attr, void *data)
 {
 	const struct nlattr **tb = data;

@@ -71,6 +71,8 @@ void nl_clear(struct nl *nl);
 struct tcmsg;
 struct tcmsg *nl_put_tcmsg(struct nlmsghdr *nlh, int ifindex, __u32 parent,
 			   __u32 handle, __u32 info);
+/* A link message (RTM_GETLINK of one device): the ifinfomsg after nlh. */
+void nl_put_ifinfomsg(struct nlmsghdr *nlh, int ifindex);
 /* Its attributes into tb[0..TCA_MAX]; NULL if it is malformed. */
 const struct tcmsg *nl_parse_tcmsg(const struct nlmsghdr *nlh,
 				   const struct nlattr **tb);

@@ -9,9 +9,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <linux/gen_stats.h>
 #include <linux/pkt_sched.h>
+#include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
 #include "lib/tctree.h"
@@ -52,6 +56,57 @@ int tct_leaf_parse(const char *name, enum tct_leaf *leaf)
 const char *tct_leaf_names(void)
 {
 	return "pfifo|bfifo|fq_codel|cake|sfq|codel|fq_pie";
+}
+
+/*
+ * Ask the kernel itself: a child in a network namespace of its own puts
+ * a qdisc of that kind on its loopback (the kernel loads the module if
+ * it can), which goes with the namespace.  Nothing of the caller's is
+ * touched.
+ */
+static bool probe_in_netns(const char *kind)
+{
+	struct nlmsghdr *nlh;
+	struct nl nl;
+	int status, ok;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return false;
+	if (!pid) {
+		if (unshare(CLONE_NEWNET) || nl_open(&nl))
+			_exit(2);
+		nlh = nl_req(&nl, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, 0);
+		nl_put_tcmsg(nlh, 1 /* lo */, TC_H_ROOT, 0, 0);
+		mnl_attr_put_strz(nlh, TCA_KIND, kind);
+		/*
+		 * A kind the kernel lacks is -ENOENT; one that wants
+		 * options (tbf) refuses none otherwise, and exists.
+		 */
+		ok = nl_talk(&nl, NULL, NULL) != -ENOENT;
+		nl_close(&nl);
+		_exit(ok ? 0 : 1);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(status) && !WEXITSTATUS(status);
+}
+
+bool tct_kernel_has(const char *kind)
+{
+	/* net/sched/Makefile: sch_fifo.o and sch_mq.o are never modules. */
+	static const char *const always[] = {"pfifo", "bfifo",
+					     "pfifo_head_drop", "mq"};
+	char path[96];
+	size_t i;
+
+	for (i = 0; i < sizeof(always) / sizeof(always[0]); i++)
+		if (!strcmp(kind, always[i]))
+			return true;
+	snprintf(path, sizeof(path), "/sys/module/sch_%s", kind);
+	return !access(path, F_OK) || probe_in_netns(kind);
 }
 
 __u32 tct_default_burst(__u64 rate)
@@ -212,6 +267,34 @@ void tct_class_del(struct nl *nl, int ifindex, __u32 handle, unsigned long tag)
 
 	nl_put_tcmsg(nlh, ifindex, 0, handle, 0);
 	mnl_attr_put_strz(nlh, TCA_KIND, "htb");
+}
+
+static int txq_attr(const struct nlattr *attr, void *data)
+{
+	if (mnl_attr_get_type(attr) == IFLA_NUM_TX_QUEUES &&
+	    !mnl_attr_validate(attr, MNL_TYPE_U32))
+		*(int *)data = mnl_attr_get_u32(attr);
+	return MNL_CB_OK;
+}
+
+static int txq_cb(const struct nlmsghdr *nlh, void *data)
+{
+	if (nlh->nlmsg_type == RTM_NEWLINK)
+		mnl_attr_parse(nlh, sizeof(struct ifinfomsg), txq_attr, data);
+	return MNL_CB_OK;
+}
+
+int tct_tx_queues(int ifindex)
+{
+	struct nl nl;
+	int n = -ENODATA, err = nl_open(&nl);
+
+	if (err)
+		return err;
+	nl_put_ifinfomsg(nl_req(&nl, RTM_GETLINK, 0, 0), ifindex);
+	err = nl_talk(&nl, txq_cb, &n);
+	nl_close(&nl);
+	return err ? err : n;
 }
 
 struct root_query {

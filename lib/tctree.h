@@ -86,6 +86,13 @@ struct tct_class {
 	enum tct_leaf leaf;
 };
 
+/*
+ * Whether this kernel has the qdisc kind ("fq_codel"): built in, loaded,
+ * or a module it can load.  The fifos (pfifo, bfifo) and mq are part of
+ * every kernel with tc; another kind is its module, sch_KIND.
+ */
+bool tct_kernel_has(const char *kind);
+
 /* What a class may send at once when not told: 1 ms at rate, >= 1600 b. */
 __u32 tct_default_burst(__u64 rate);
 
@@ -105,6 +112,9 @@ void tct_class_put(struct nl *nl, int ifindex, const struct tct_class *c,
 		   unsigned long tag);
 /* Delete a class (and its leaf); the kernel refuses while it has children. */
 void tct_class_del(struct nl *nl, int ifindex, __u32 handle, unsigned long tag);
+
+/* The device's TX queues (IFLA_NUM_TX_QUEUES), or -errno. */
+int tct_tx_queues(int ifindex);
 
 /* The root qdisc of a device now, for deciding whether it is ours. */
 struct tct_root {

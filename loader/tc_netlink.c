@@ -472,8 +472,6 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 
 int tc_link_query(int ifindex, struct tc_link *out)
 {
-	struct nlmsghdr *nlh;
-	struct ifinfomsg *ifi;
 	struct nl nl;
 	int err;
 
@@ -482,10 +480,7 @@ int tc_link_query(int ifindex, struct tc_link *out)
 	err = tc_nl_open(&nl, ifindex);
 	if (err)
 		return err;
-	nlh = nl_req(&nl, RTM_GETLINK, 0, 0);
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = ifindex;
+	nl_put_ifinfomsg(nl_req(&nl, RTM_GETLINK, 0, 0), ifindex);
 	err = tc_nl_talk(&nl, link_cb, out);
 	if (!err && !out->found)
 		err = -ENODEV;
