@@ -54,7 +54,7 @@ struct cli_object {
 extern const struct cli_object cli_attach_obj, cli_detach_obj,
 	cli_status_obj, cli_upgrade_obj, cli_purge_obj, cli_class_obj,
 	cli_route_obj, cli_lookup_obj, cli_stats_obj, cli_table_obj,
-	cli_exporter_obj, cli_sync_obj;
+	cli_exporter_obj, cli_sync_obj, cli_shape_obj;
 
 /* Run one command line (OBJECT VERB ARGS...). */
 int cli_run(struct cli *c, int argc, char **argv);
@@ -108,6 +108,14 @@ int cli_read_input(struct cli *c, const char *file, size_t max, char **buf,
 
 /* classifier route load FILE (cli/route_file.c) */
 int cli_route_load(struct cli *c, int argc, char **argv);
+
+/* Shaping (cli/cmd_shape.c): its part of `status`, detach and purge. */
+void cli_shape_status_text(struct cli *c);
+void cli_shape_status_json(struct cli *c, struct json_writer *jw);
+/* Remove dev's tree if classifier shapes it (*unshaped: it did). */
+int cli_shape_detach(struct cli *c, const char *dev, bool *unshaped);
+/* Remove every tree classifier made. */
+int cli_shape_purge(struct cli *c);
 
 /* The table summary, shared by `status` and `table show`. */
 void cli_table_json(struct json_writer *jw, const struct cls_table_info *t);

@@ -146,6 +146,15 @@ static int detach(struct cli *c, int argc, char **argv)
 	if (err)
 		return err;
 	err = cls_detach(c->root, dev, hook, false);
+	if ((!err || err == -ENOENT) && hook != CLS_HOOK_XDP) {
+		bool unshaped;
+		int e = cli_shape_detach(c, dev, &unshaped);
+
+		if (e)
+			return e;
+		if (unshaped)
+			err = 0;
+	}
 	if (err == -ENXIO) {
 		cli_err(c, "%s: device not in this network namespace; detach it from there ('classifier purge' forgets it if it was deleted)",
 			dev);
@@ -163,6 +172,29 @@ static int detach(struct cli *c, int argc, char **argv)
 	return err ? cli_errno(c, err, dev) : 0;
 }
 
+/*
+ * The shaping trees classifier made go first, while the pins that name
+ * them can be read; pins that cannot be (another layout, not ours) name
+ * no tree of this build's, and are purged all the same.
+ */
+static int purge_trees(struct cli *c)
+{
+	struct cls_open_opts o = {
+		.bpffs = c->bpffs, .write = true, .wait_ms = c->wait_ms};
+	int err;
+
+	if (!c->maps_open) {
+		if (cls_open(&c->maps, &o))
+			return 0;
+		c->maps_open = true;
+	} else if (cls_lock(&c->maps, c->wait_ms)) {
+		return 0;
+	}
+	err = cli_shape_purge(c);
+	cli_maps_release(c);
+	return err;
+}
+
 static int purge(struct cli *c, int argc, char **argv)
 {
 	int err, lock;
@@ -172,6 +204,9 @@ static int purge(struct cli *c, int argc, char **argv)
 		return -EINVAL;
 	if (access(c->root, F_OK) < 0)
 		return 0;
+	err = purge_trees(c);
+	if (err)
+		return err;
 	/*
 	 * The lock, whatever state the pins are in: purge is the way out of
 	 * pins this classifier cannot use.

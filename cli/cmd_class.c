@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/class_rate.h"
+#include "cli/class_shape.h"
 #include "lib/parse.h"
 
 static int bad_value(struct cli *c, const char *key, const char *val)
@@ -137,7 +138,8 @@ static int set_field(struct cli *c, struct cls_class_entry *e,
 
 /* Apply "KEY VALUE ..." arguments to e; no map is touched. */
 static int parse_class_args(struct cli *c, int argc, char **argv,
-			    struct cls_class_entry *e, bool allow_classid)
+			    struct cls_class_entry *e, bool allow_classid,
+			    struct class_shape_args *sa)
 {
 	const struct class_field *f;
 	struct parse_why why;
@@ -148,6 +150,8 @@ static int parse_class_args(struct cli *c, int argc, char **argv,
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		err = class_rate_parse(c, argc - i, argv + i, e);
+		if (!err)
+			err = class_shape_parse(c, argc - i, argv + i, e, sa);
 		if (err < 0)
 			return err;
 		if (err > 0) {
@@ -255,6 +259,7 @@ static int class_new(struct cli *c, int argc, char **argv, bool replace)
 	struct cls_class_entry e = { .idx = CLS_CLASS_NEW };
 	__u32 idx;
 	int err;
+	struct class_shape_args sa = {};
 
 	if (argc < 1) {
 		cli_err(c, "expected CLASSID");
@@ -267,7 +272,7 @@ static int class_new(struct cli *c, int argc, char **argv, bool replace)
 		return -EINVAL;
 	}
 	e.cls.flags = CLS_F_VALID | CLS_F_PRIORITY;
-	err = parse_class_args(c, argc - 1, argv + 1, &e, false);
+	err = parse_class_args(c, argc - 1, argv + 1, &e, false, &sa);
 	if (!err)
 		err = cli_maps_write(c);
 	if (err)
@@ -285,7 +290,11 @@ static int class_new(struct cli *c, int argc, char **argv, bool replace)
 			argv[0], unknown_flags(cls_class_at(&c->maps, e.idx)));
 		return -EPERM;
 	}
-	return store(c, &e, argv[0]);
+	err = class_shape_place(
+		c, &e,
+		e.idx == CLS_CLASS_NEW ? NULL : cls_class_at(&c->maps, e.idx),
+		&sa);
+	return err ? err : store(c, &e, argv[0]);
 }
 
 static int class_add(struct cli *c, int argc, char **argv)
@@ -300,7 +309,8 @@ static int class_replace(struct cli *c, int argc, char **argv)
 
 static int class_set(struct cli *c, int argc, char **argv)
 {
-	struct cls_class_entry e;
+	struct cls_class_entry e, old;
+	struct class_shape_args sa = {};
 	int err;
 
 	if (argc < 1) {
@@ -310,8 +320,11 @@ static int class_set(struct cli *c, int argc, char **argv)
 	err = cli_maps_write(c);
 	if (!err)
 		err = find_class(c, argv[0], &e);
+	old = e;
 	if (!err)
-		err = parse_class_args(c, argc - 1, argv + 1, &e, true);
+		err = parse_class_args(c, argc - 1, argv + 1, &e, true, &sa);
+	if (!err)
+		err = class_shape_place(c, &e, &old, &sa);
 	return err ? err : store(c, &e, argv[0]);
 }
 
@@ -328,6 +341,8 @@ static int class_del(struct cli *c, int argc, char **argv)
 	err = cli_maps_write(c);
 	if (!err)
 		err = find_class(c, argv[0], &e);
+	if (!err)
+		err = class_shape_del_check(c, &e);
 	if (err)
 		return err;
 	err = cls_class_del(&c->maps, e.idx, &used);
@@ -363,6 +378,9 @@ static void action_text(const struct cls_class_entry *e, char *buf, size_t n)
 	}
 	if (len < n)
 		class_rate_text(e, buf + len, n - len);
+	len = strlen(buf);
+	if (len < n)
+		class_shape_text(e, buf + len, n - len);
 	len = strlen(buf);
 	if (len < n && unknown_flags(e))
 		snprintf(buf + len, n - len,
@@ -403,6 +421,7 @@ static void class_json(struct json_writer *jw, const struct cls_class_entry *e)
 			jw_null(jw);
 	}
 	class_rate_json(jw, e);
+	class_shape_json(jw, e);
 	jw_uint_field(jw, "unknown_flags", unknown_flags(e));
 	jw_end_object(jw);
 }

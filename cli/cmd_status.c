@@ -103,6 +103,7 @@ static void status_json(struct cli *c, const struct status *st,
 			resync_reason(sy->last_reason));
 	jw_uint_field(jw, "lag_us", sy->lag_us);
 	jw_end_object(jw);
+	cli_shape_status_json(c, jw);
 	jw_name(jw, "attached");
 	jw_start_array(jw);
 	for (i = 0; i < st->n; i++) {
@@ -175,6 +176,7 @@ static void status_text(struct cli *c, const struct status *st)
 		       sy->lag_us / 1000.0);
 	else
 		printf("sync     not running\n");
+	cli_shape_status_text(c);
 	if (!st->n)
 		printf("attached nowhere\n");
 	for (i = 0; i < st->n; i++) {

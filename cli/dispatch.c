@@ -9,9 +9,10 @@
 #include "cli/cli.h"
 
 static const struct cli_object *const objects[] = {
-	&cli_attach_obj, &cli_detach_obj, &cli_status_obj,   &cli_upgrade_obj,
-	&cli_class_obj,	 &cli_route_obj,  &cli_lookup_obj,   &cli_stats_obj,
-	&cli_table_obj,	 &cli_sync_obj,	  &cli_exporter_obj, &cli_purge_obj,
+	&cli_attach_obj, &cli_detach_obj, &cli_status_obj, &cli_upgrade_obj,
+	&cli_class_obj,	 &cli_route_obj,  &cli_lookup_obj, &cli_stats_obj,
+	&cli_table_obj,	 &cli_shape_obj,  &cli_sync_obj,   &cli_exporter_obj,
+	&cli_purge_obj,
 };
 
 #define NR_OBJECTS (sizeof(objects) / sizeof(objects[0]))

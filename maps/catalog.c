@@ -185,6 +185,25 @@ static size_t nr_ids(const struct cls_catalog *c)
 	return n && c->pos[CLS_DEFAULT_CLASS] >= 0 ? n - 1 : n;
 }
 
+/*
+ * A shaping class's major is its queue + 1, which classifier chooses: the
+ * classid it was added as still names it by its minor (unique among
+ * shaping classes).
+ */
+static int shaped_by_minor(const struct cls_catalog *c, __u32 classid,
+			   __u32 *idx)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if ((c->e[i].cls.flags & CLS_F_SHAPE) &&
+		    (c->e[i].cls.classid & 0xffff) == (classid & 0xffff)) {
+			*idx = c->e[i].idx;
+			return 0;
+		}
+	return -ENOENT;
+}
+
 int cls_class_resolve(struct cls_maps *m, const char *tok, __u32 *idx)
 {
 	struct cls_class_entry key = {}, *kp = &key, **hit;
@@ -199,6 +218,8 @@ int cls_class_resolve(struct cls_maps *m, const char *tok, __u32 *idx)
 		return err;
 	if (key.cls.classid) {
 		hit = bsearch(&kp, c->by_id, nr_ids(c), sizeof(kp), cmp_id);
+		if (!hit)
+			return shaped_by_minor(c, key.cls.classid, idx);
 	} else {
 		strcpy(key.meta.name, tok);
 		hit = bsearch(&kp, c->by_name, c->n, sizeof(kp), cmp_name);
@@ -245,7 +266,9 @@ static int clash(const struct cls_catalog *c, const struct cls_class_entry *e,
 		if ((e->meta.name[0] && !strcmp(o->meta.name, e->meta.name)) ||
 		    (e->idx != CLS_DEFAULT_CLASS &&
 		     o->idx != CLS_DEFAULT_CLASS &&
-		     o->cls.classid == e->cls.classid)) {
+		     o->cls.classid == e->cls.classid) ||
+		    (o->cls.flags & e->cls.flags & CLS_F_SHAPE &&
+		     (o->cls.classid & 0xffff) == (e->cls.classid & 0xffff))) {
 			*other = o;
 			return -EEXIST;
 		}
@@ -293,12 +316,34 @@ static bool rate_changed(const struct cls_catalog *c,
 	       memcmp(&o->cls.rate, &e->cls.rate, sizeof(e->cls.rate));
 }
 
-/* Names before actions: the data path sees a class only when complete. */
-static int write_class(struct cls_maps *m, struct cls_state *s)
+/*
+ * Its HTB class first, on every shaped device (packets that reach the
+ * class find it), then names before actions (the data path sees a class
+ * only when complete), then the HTB class it had before, which nothing
+ * points at now.  Every step is redone whole after a crash.
+ */
+static int put_htb(struct cls_maps *m, const struct cls_state *s)
+{
+	const struct cls_class_entry e = {.idx = s->journal.cls.idx,
+					  .cls = s->journal.cls.cls,
+					  .meta = s->journal.cls.meta};
+	int err;
+
+	if (s->journal.cls.del || !(e.cls.flags & CLS_F_SHAPE))
+		return 0;
+	err = cls_tree_class_put(m, s, &e);
+	if (!err)
+		cls_step("class: HTB class put");
+	return err;
+}
+
+static int write_class(struct cls_maps *m, struct cls_state *s, bool put)
 {
 	__u32 idx = s->journal.cls.idx;
-	int err = 0;
+	int err = put ? put_htb(m, s) : 0;
 
+	if (err)
+		return err;
 	if (bpf_map_update_elem(m->fd[CLS_M_CLASS_META], &idx,
 				&s->journal.cls.meta, BPF_ANY))
 		err = -errno;
@@ -307,6 +352,10 @@ static int write_class(struct cls_maps *m, struct cls_state *s)
 					&s->journal.cls.cls, BPF_ANY))
 		err = -errno;
 	cls_step("class: action written");
+	if (!err && s->journal.cls.htb_old) {
+		err = cls_tree_class_del(m, s, s->journal.cls.htb_old);
+		cls_step("class: HTB class before deleted");
+	}
 	if (!err && s->journal.cls.rate_reset)
 		err = reset_rate(m, idx);
 	if (err)
@@ -316,11 +365,50 @@ static int write_class(struct cls_maps *m, struct cls_state *s)
 	return cls_journal_end(m, s);
 }
 
-static int record_class(struct cls_maps *m, struct cls_state *s)
+/* The HTB class of idx's records before the change that s records. */
+static __u32 htb_before(const struct cls_catalog *c, const struct cls_state *s)
 {
-	int err = cls_journal_begin(m, s, CLS_OP_CLASS);
+	const struct cls_class_entry *o;
+	int pos = c->pos[s->journal.cls.idx];
 
-	if (!err && (err = write_class(m, s)))
+	if (pos < 0)
+		return 0;
+	o = &c->e[pos];
+	if (!(o->cls.flags & CLS_F_SHAPE))
+		return 0;
+	if (!s->journal.cls.del && (s->journal.cls.cls.flags & CLS_F_SHAPE) &&
+	    s->journal.cls.cls.classid == o->cls.classid)
+		return 0; /* the same HTB class, changed in place */
+	return o->cls.classid;
+}
+
+/*
+ * A change whose HTB class the kernel refused (a leaf it lacks, a rate
+ * HTB takes not), before any record was written, is dropped: the class
+ * and its HTB class stay as they were (one this change made new is taken
+ * off again).  A later failure is finished by redoing the change.
+ */
+static int record_class(struct cls_maps *m, struct cls_state *s,
+			const struct cls_class_entry *before)
+{
+	int err;
+
+	s->journal.cls.htb_old = htb_before(m->catalog, s);
+	err = cls_journal_begin(m, s, CLS_OP_CLASS);
+	if (err)
+		return err;
+	err = put_htb(m, s);
+	if (err) {
+		if (before && (before->cls.flags & CLS_F_SHAPE) &&
+		    before->cls.classid == s->journal.cls.cls.classid)
+			cls_tree_class_put(m, s, before);
+		else
+			cls_tree_class_del(m, s, s->journal.cls.cls.classid);
+		cls_journal_end(m, s);
+		return err;
+	}
+	err = write_class(m, s, false);
+	if (err)
 		cls_class_recover(m, s); /* or the next lock-taker does */
 	return err;
 }
@@ -357,11 +445,14 @@ int cls_class_store(struct cls_maps *m, struct cls_class_entry *e)
 	s.journal.cls.cls.flags |= CLS_F_VALID;
 	s.journal.cls.meta = e->meta;
 	s.journal.cls.rate_reset = rate_changed(c, e, is_new);
-	return record_class(m, &s);
+	return record_class(
+		m, &s,
+		is_new || c->pos[e->idx] < 0 ? NULL : &c->e[c->pos[e->idx]]);
 }
 
 int cls_class_del(struct cls_maps *m, __u32 idx, __u32 *routes)
 {
+	struct cls_catalog *c;
 	struct cls_state s;
 	int used, err;
 
@@ -384,7 +475,8 @@ int cls_class_del(struct cls_maps *m, __u32 idx, __u32 *routes)
 	s.journal.cls.idx = idx;
 	s.journal.cls.del = 1;
 	s.journal.cls.rate_reset = 1;
-	return record_class(m, &s);
+	err = catalog(m, &c);
+	return err ? err : record_class(m, &s, NULL);
 }
 
 int cls_class_recover(struct cls_maps *m, struct cls_state *s)
@@ -397,7 +489,7 @@ int cls_class_recover(struct cls_maps *m, struct cls_state *s)
 	if (j.cls.idx >= CLS_MAX_CLASSES)
 		return cls_journal_end(m, s);
 	cls_class_label(&e, label, sizeof(label));
-	err = write_class(m, s);
+	err = write_class(m, s, true);
 	if (!err && j.cls.del)
 		cls_notify(m,
 			   "finished an interrupted deletion of class index %u "

@@ -118,10 +118,15 @@ struct cls_rate {
 #define CLS_F_PACE (1U << 6)	 /* departure times at rate (tc egress) */
 #define CLS_F_OVER_DSCP (1U << 7) /* police: over rate gets over_dscp */
 #define CLS_F_OVER_MARK (1U << 8) /* police: over rate gets over_mark */
+/*
+ * An HTB class on every device classifier shapes (cls_class_meta.shape);
+ * the classid is that class's: its major is its TX queue + 1.
+ */
+#define CLS_F_SHAPE (1U << 10)
 #define CLS_F_RATED (CLS_F_POLICE | CLS_F_PACE)
 #define CLS_F_KNOWN                                                            \
 	(CLS_F_VALID | CLS_F_PRIORITY | CLS_F_MARK | CLS_F_DSCP | CLS_F_DROP | \
-	 CLS_F_RATED | CLS_F_OVER_DSCP | CLS_F_OVER_MARK)
+	 CLS_F_RATED | CLS_F_OVER_DSCP | CLS_F_OVER_MARK | CLS_F_SHAPE)
 
 /*
  * A class as the data path reads it: one inlined array read per packet.
@@ -148,13 +153,30 @@ struct cls_class {
  * CLI stays stateless.
  */
 #define CLS_CLASS_META_SIZE 128
+/*
+ * A shaping class's HTB settings (CLS_F_SHAPE), as lib/tctree.h's struct
+ * tct_class takes them: bytes a second, bytes (0: HTB's default from the
+ * rate), the parent's classid (0: the queue's root class), the leaf
+ * qdisc (enum tct_leaf, 0: HTB's own pfifo).
+ */
+struct cls_shape {
+	__u64 rate, ceil;
+	__u32 burst, cburst;
+	__u32 parent;
+	__u8 prio;
+	__u8 leaf;
+	__u8 pad[2];
+};
+
 struct cls_class_meta {
 	char name[CLS_NAME_MAX];
 	__u64 rate_bps; /* the rate as given, in bytes/s (CLS_F_RATED) */
-	__u8 room[CLS_CLASS_META_SIZE - CLS_NAME_MAX - 8];
+	struct cls_shape shape; /* CLS_F_SHAPE */
+	__u8 room[CLS_CLASS_META_SIZE - CLS_NAME_MAX - 8 - 32];
 };
 
 _Static_assert(sizeof(struct cls_class) == CLS_CLASS_SIZE, "class layout");
+_Static_assert(sizeof(struct cls_shape) == 32, "shape layout");
 _Static_assert(sizeof(struct cls_class_meta) == CLS_CLASS_META_SIZE,
 	       "class name layout");
 

@@ -127,6 +127,29 @@ int cls_stats_recover(struct cls_maps *m, struct cls_state *s);
 int cls_class_recover(struct cls_maps *m, struct cls_state *s);
 void cls_catalog_free(struct cls_maps *m);
 
+/* tree.c: the shaping classes as tc objects on the shaped devices */
+struct tct_class;
+void cls_tree_close(struct cls_maps *m);
+void cls_tree_class(const struct cls_class_entry *e, struct tct_class *t);
+/* e's HTB class (and leaf) on every device s shapes, made or changed. */
+int cls_tree_class_put(struct cls_maps *m, const struct cls_state *s,
+		       const struct cls_class_entry *e);
+/* That HTB class off every device s shapes (gone already: no error). */
+int cls_tree_class_del(struct cls_maps *m, const struct cls_state *s,
+		       __u32 handle);
+/* d's whole tree with the shaping classes among e[0..n), parents first. */
+int cls_tree_build(struct cls_maps *m, const struct cls_shape_dev *d,
+		   const struct cls_class_entry *e, size_t n);
+int cls_tree_remove(struct cls_maps *m, const struct cls_shape_dev *d);
+/* 1: the root qdisc is someone else's (its kind in kind), 0: not, -errno. */
+int cls_tree_root_foreign(struct cls_maps *m, int ifindex, unsigned int queues,
+			  char *kind, size_t n);
+/* Remove the root qdisc, whoever's (the device gets its default). */
+int cls_tree_root_clear(struct cls_maps *m, int ifindex);
+
+/* shape.c */
+int cls_shape_recover(struct cls_maps *m, struct cls_state *s);
+
 /* history.c: every layout that landed, as what it changed */
 typedef void (*cls_value_fn)(const void *key, const void *old, void *new);
 

@@ -107,6 +107,7 @@ struct cls_table6 {
 };
 
 struct cls_catalog;
+struct nl;
 
 struct cls_maps {
 	char root[PATH_MAX]; /* <bpffs>/classifier */
@@ -131,6 +132,7 @@ struct cls_maps {
 	struct cls_rate_counter *rate_stats_mem; /* mapped with stats_mem */
 	size_t rate_stats_len;
 	struct cls_catalog *catalog;
+	struct nl *nl; /* rtnetlink for the shaping trees, opened on use */
 	/* One line per change found half done and finished or rolled back. */
 	void (*notify)(void *ctx, const char *line);
 	void *notify_ctx;
@@ -429,6 +431,38 @@ int cls_stats_get_enabled(struct cls_maps *m, bool *on);
 int cls_stats_set_enabled(struct cls_maps *m, bool on);
 
 const char *cls_reason_name(enum cls_reason r);
+
+/*
+ * Shaping (maps/shape.c): the devices whose tree (lib/tctree.h) classifier
+ * makes, and in it, on every one of them, an HTB class for each class
+ * with CLS_F_SHAPE (cls_class_store() and cls_class_del() put and delete
+ * them: the HTB class before the class's records on a change, after them
+ * on a deletion).  All shaped devices have the same number of queues.
+ */
+struct cls_shape_why {
+	__u32 idx;	     /* -ERANGE: a class in a queue past the count */
+	unsigned int queues; /* -EXDEV: the other devices' count */
+	char kind[16];	     /* -EBUSY: the root qdisc there (someone else's) */
+};
+/*
+ * Shape a device (d->ifindex, queues, rates): make its tree with every
+ * shaping class.  Again on a shaped device: made again with these rates
+ * (-EEXIST if queues differ).  -EBUSY: its root qdisc is someone else's
+ * (replace: removed); -EXDEV, -ERANGE, -ENOSPC (CLS_SHAPE_DEVS).
+ */
+int cls_shape_dev_add(struct cls_maps *m, const struct cls_shape_dev *d,
+		      bool replace, struct cls_shape_why *why);
+/* Remove the tree from ifindex: -ENOENT if it is not shaped. */
+int cls_shape_dev_del(struct cls_maps *m, int ifindex);
+/* The shaped devices (up to CLS_SHAPE_DEVS), their number. */
+int cls_shape_devs(struct cls_maps *m, struct cls_shape_dev *d);
+/* The queue count of the shaped devices, 0 if none. */
+unsigned int cls_shape_queues(const struct cls_shape_dev *d);
+/*
+ * The queue a new top-level shaping class of that rate goes to: the one
+ * whose top-level classes' rates add up to the least (0 if none shaped).
+ */
+int cls_shape_queue_pick(struct cls_maps *m, __u64 rate, unsigned int *queue);
 
 /* The state map: layout, counts, the change in progress, sync status. */
 int cls_state_read(struct cls_maps *m, struct cls_state *s);

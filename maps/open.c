@@ -272,6 +272,7 @@ static void close_fds(struct cls_maps *m)
 
 	cls_live_forget(m);
 	cls_catalog_free(m);
+	cls_tree_close(m);
 	if (m->stats_mem && m->read_only)
 		free(m->stats_mem);
 	else if (m->stats_mem)

@@ -42,6 +42,8 @@ int cls_recover(struct cls_maps *m)
 		return cls_class_recover(m, &s);
 	case CLS_OP_MIGRATE:
 		return migrate_recover(m, &s);
+	case CLS_OP_SHAPE:
+		return cls_shape_recover(m, &s);
 	}
 	cls_set_error(
 		"%s/maps/state: unknown change in progress (%u): refusing",

@@ -37,6 +37,7 @@ enum cls_op {
 	CLS_OP_STATS_RESET, /* counting off, counters zeroed, counting back */
 	CLS_OP_CLASS,	    /* a class's action and name, or its deletion */
 	CLS_OP_MIGRATE,	    /* a move to this layout (maps/migrate.c) */
+	CLS_OP_SHAPE,	    /* a device's shaping tree made or removed */
 };
 
 /* What a CLS_OP_SWAP publishes, for the message after a crash. */
@@ -45,6 +46,21 @@ enum cls_swap_kind {
 	CLS_SWAP_FLUSH,
 	CLS_SWAP_SYNC,
 	CLS_SWAP_TABLE,
+};
+
+/*
+ * A device classifier shapes (maps/shape.c): its tree (lib/tctree.h) has
+ * queues HTBs, each root class at rate, each default class at
+ * default_rate (ceil: rate).  ifindex in the namespace of the commands
+ * that shape it.
+ */
+#define CLS_SHAPE_DEVS	   4
+#define CLS_SHAPE_REPLACED (1U << 0) /* its root was someone else's */
+struct cls_shape_dev {
+	__u32 ifindex; /* 0: a free slot */
+	__u16 queues;
+	__u16 flags;		  /* CLS_SHAPE_* */
+	__u64 rate, default_rate; /* bytes a second */
 };
 
 #define CLS_JOURNAL_ROOM 256
@@ -79,10 +95,22 @@ struct cls_journal {
 			struct cls_class_meta meta;
 			/* the class's rate clocks start again (full) */
 			__u32 rate_reset;
+			/*
+			 * Its HTB class before the change, deleted from
+			 * every shaped device after the records are written
+			 * (0: none, or the same as cls.classid).
+			 */
+			__u32 htb_old;
 		} cls;
 		struct {
 			__u32 from; /* layout version migrated from */
 		} migrate;
+		/* a device's tree made (del 0) or removed (del 1) */
+		struct {
+			__u32 del;
+			__u32 pad;
+			struct cls_shape_dev dev;
+		} shape;
 		__u8 raw[CLS_JOURNAL_ROOM];
 	};
 };
@@ -122,7 +150,9 @@ struct cls_state {
 	__u32 pad;
 	__u32 routes[2][2]; /* [family slot][0 hand, 1 synced] */
 	struct cls_sync_status sync;
+	struct cls_shape_dev shape[CLS_SHAPE_DEVS]; /* the devices shaped */
 	__u8 reserved[CLS_STATE_SIZE - 40 - sizeof(struct cls_sync_status) -
+		      CLS_SHAPE_DEVS * sizeof(struct cls_shape_dev) -
 		      sizeof(struct cls_journal)];
 	struct cls_journal journal;
 };
