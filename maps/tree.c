@@ -178,17 +178,27 @@ int cls_tree_build(struct cls_maps *m, const struct cls_shape_dev *d,
 
 int cls_tree_remove(struct cls_maps *m, const struct cls_shape_dev *d)
 {
+	struct tct_root r;
 	struct nl *nl;
 	int err = tree_nl(m, &nl);
 
 	if (err)
 		return err;
-	tct_tree_del(nl, d->ifindex, d->queues, 0);
-	/* Gone already (an earlier try, or the device's own end). */
-	nl_allow(nl, -ENOENT);
-	if (nl_talk(nl, NULL, NULL) == -ENODEV)
+	/*
+	 * Only our tree: one removed already (an earlier try) left the
+	 * kernel's default, and a root someone put there since is theirs.
+	 */
+	err = tct_root_get(nl, d->ifindex, &r);
+	if (err == -ENODEV)
 		return 0;
-	return nl->err ? tree_failed(nl, d->ifindex, "removing the tree") : 0;
+	if (err)
+		return tree_failed(nl, d->ifindex, "reading the root qdisc");
+	if (!tct_root_is_tree(&r, d->queues))
+		return 0;
+	tct_tree_del(nl, d->ifindex, d->queues, 0);
+	if (nl_talk(nl, NULL, NULL))
+		return tree_failed(nl, d->ifindex, "removing the tree");
+	return 0;
 }
 
 int cls_tree_root_foreign(struct cls_maps *m, int ifindex, unsigned int queues,
