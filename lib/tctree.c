@@ -215,6 +215,44 @@ static void htb_class(struct nl *nl, int ifindex, const struct tct_class *c,
 	mnl_attr_nest_end(nlh, opts);
 }
 
+/*
+ * fq, which has a change operation: made in place of the default, or
+ * the one of ours changed (its horizon follows the classes').  Its
+ * horizon is in us, rounded up, so that fq never drops what the class's
+ * own horizon let through; past it fq drops (not caps) the departure.
+ */
+static void fq_qdisc(struct nl *nl, int ifindex, __u32 parent,
+		     unsigned int queue, __u64 horizon_ns, unsigned long tag)
+{
+	__u64 us = (horizon_ns + 999) / 1000;
+	struct nlmsghdr *nlh;
+	struct nlattr *opts;
+
+	nlh = nl_req(nl, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_REPLACE, tag);
+	nl_put_tcmsg(nlh, ifindex, parent, tct_handle(queue, 0), 0);
+	mnl_attr_put_strz(nlh, TCA_KIND, "fq");
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put_u32(nlh, TCA_FQ_HORIZON,
+			 !us ? 1 : us > 0xffffffffU ? 0xffffffffU : us);
+	mnl_attr_put_u8(nlh, TCA_FQ_HORIZON_DROP, 1);
+	mnl_attr_nest_end(nlh, opts);
+}
+
+static void fq_tree_put(struct nl *nl, const struct tct_tree *t,
+			unsigned long tag)
+{
+	unsigned int q;
+
+	if (t->queues > 1)
+		tree_qdisc_req(nl, t->ifindex, TC_H_ROOT, TCT_MQ_MAJOR << 16,
+			       "mq", tag);
+	for (q = 0; q < t->queues; q++)
+		fq_qdisc(nl, t->ifindex,
+			 t->queues > 1 ? TCT_MQ_MAJOR << 16 | (q + 1)
+				       : TC_H_ROOT,
+			 q, t->horizon_ns, tag);
+}
+
 void tct_tree_put(struct nl *nl, const struct tct_tree *t, unsigned long tag)
 {
 	struct tct_class root = {.rate = t->rate, .ceil = t->rate};
@@ -225,6 +263,10 @@ void tct_tree_put(struct nl *nl, const struct tct_tree *t, unsigned long tag)
 	};
 	unsigned int q;
 
+	if (t->kind == TCT_FQ) {
+		fq_tree_put(nl, t, tag);
+		return;
+	}
 	if (t->queues > 1)
 		tree_qdisc_req(nl, t->ifindex, TC_H_ROOT, TCT_MQ_MAJOR << 16,
 			       "mq", tag);
@@ -242,15 +284,26 @@ void tct_tree_put(struct nl *nl, const struct tct_tree *t, unsigned long tag)
 	}
 }
 
-void tct_tree_del(struct nl *nl, int ifindex, unsigned int queues,
-		  unsigned long tag)
+static const char *kind_name(enum tct_kind kind)
+{
+	return kind == TCT_FQ ? "fq" : "htb";
+}
+
+void tct_tree_del_kind(struct nl *nl, int ifindex, unsigned int queues,
+		       enum tct_kind kind, unsigned long tag)
 {
 	struct nlmsghdr *nlh = nl_req(nl, RTM_DELQDISC, 0, tag);
 
 	nl_put_tcmsg(nlh, ifindex, TC_H_ROOT,
 		     queues > 1 ? TCT_MQ_MAJOR << 16 : tct_handle(0, 0), 0);
 	/* The kind makes the kernel refuse a root someone else put there. */
-	mnl_attr_put_strz(nlh, TCA_KIND, queues > 1 ? "mq" : "htb");
+	mnl_attr_put_strz(nlh, TCA_KIND, queues > 1 ? "mq" : kind_name(kind));
+}
+
+void tct_tree_del(struct nl *nl, int ifindex, unsigned int queues,
+		  unsigned long tag)
+{
+	tct_tree_del_kind(nl, ifindex, queues, TCT_HTB, tag);
 }
 
 void tct_class_put(struct nl *nl, int ifindex, const struct tct_class *c,
@@ -334,12 +387,19 @@ int tct_root_get(struct nl *nl, int ifindex, struct tct_root *r)
 	return nl_talk(nl, root_cb, &q);
 }
 
-bool tct_root_is_tree(const struct tct_root *r, unsigned int queues)
+bool tct_root_is_kind(const struct tct_root *r, unsigned int queues,
+		      enum tct_kind kind)
 {
 	if (queues > 1)
 		return !strcmp(r->kind, "mq") && r->handle == TCT_MQ_MAJOR
 								      << 16;
-	return !strcmp(r->kind, "htb") && r->handle == tct_handle(0, 0);
+	return !strcmp(r->kind, kind_name(kind)) &&
+	       r->handle == tct_handle(0, 0);
+}
+
+bool tct_root_is_tree(const struct tct_root *r, unsigned int queues)
+{
+	return tct_root_is_kind(r, queues, TCT_HTB);
 }
 
 struct class_query {

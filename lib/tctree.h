@@ -12,7 +12,9 @@
  * q + 1:TCT_ROOT_MINOR and default class q + 1:TCT_DEFAULT_MINOR for what
  * nobody steered; shaping classes are q + 1:minor under the root class or
  * another class of the same queue, each with a leaf qdisc.  Another kind
- * per queue (fq, for pacing) has no classes.
+ * per queue, fq (TCT_FQ) for the departure times of paced classes, has
+ * no classes: each queue's fq releases a packet at its time and drops
+ * one whose time is past its horizon.
  */
 #ifndef CLS_TCTREE_H
 #define CLS_TCTREE_H
@@ -46,6 +48,7 @@ static inline unsigned int tct_queue_of(__u32 handle)
 
 enum tct_kind {
 	TCT_HTB,
+	TCT_FQ,
 };
 
 struct tct_tree {
@@ -54,6 +57,7 @@ struct tct_tree {
 	enum tct_kind kind;
 	__u64 rate;	    /* each queue's root class, bytes a second */
 	__u64 default_rate; /* its default class's; its ceil: rate */
+	__u64 horizon_ns;   /* TCT_FQ: later departures dropped (>= 1 us) */
 };
 
 /* A class's leaf qdisc; TCT_LEAF_DEFAULT is the pfifo HTB gives it. */
@@ -107,6 +111,9 @@ void tct_tree_put(struct nl *nl, const struct tct_tree *t, unsigned long tag);
 /* Remove the tree: the device gets its default qdiscs back. */
 void tct_tree_del(struct nl *nl, int ifindex, unsigned int queues,
 		  unsigned long tag);
+/* The same for a tree of that kind (tct_tree_del: TCT_HTB). */
+void tct_tree_del_kind(struct nl *nl, int ifindex, unsigned int queues,
+		       enum tct_kind kind, unsigned long tag);
 /* Create or change a class; its leaf too unless it is the default. */
 void tct_class_put(struct nl *nl, int ifindex, const struct tct_class *c,
 		   unsigned long tag);
@@ -124,6 +131,9 @@ struct tct_root {
 int tct_root_get(struct nl *nl, int ifindex, struct tct_root *r);
 /* The tree's root as tct_tree_put() makes it, for t's queue count. */
 bool tct_root_is_tree(const struct tct_root *r, unsigned int queues);
+/* The same for a tree of that kind (tct_root_is_tree: TCT_HTB). */
+bool tct_root_is_kind(const struct tct_root *r, unsigned int queues,
+		      enum tct_kind kind);
 
 /* A class as the kernel holds it (tct_class_dump). */
 struct tct_class_info {

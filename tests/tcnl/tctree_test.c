@@ -284,6 +284,53 @@ static void test_one_queue(struct nl *nl, int ifindex)
 	      "and removed (err %d)", err);
 }
 
+/*
+ * Pacing's tree: mq and an fq per queue with the classes' horizon, made
+ * again as a change (a new horizon), and removed.  On a kernel without
+ * fq (this project's host) the kernel refuses the fq kind.
+ */
+static void test_fq_tree(struct nl *nl, int ifindex)
+{
+	struct tct_tree t = {
+		.ifindex = ifindex,
+		.queues = 4,
+		.kind = TCT_FQ,
+		.horizon_ns = 50000000,
+	};
+	struct tct_root r;
+	int err;
+
+	tct_tree_put(nl, &t, 1);
+	err = nl_talk(nl, NULL, NULL);
+	if (sh("modprobe -q sch_fq 2>/dev/null")) {
+		check(err == -ENOENT, "no fq here: the kernel refuses it (%d)",
+		      err);
+		nl_clear(nl);
+		tct_tree_del(nl, ifindex, 4, 1);
+		nl_talk(nl, NULL, NULL);
+		return;
+	}
+	check(err == 0, "mq + fq (err %d, \"%s\")", err, nl->msg);
+	check(count_lines("tc qdisc show dev " DEV, "qdisc fq ") == 4 &&
+		      count_lines("tc qdisc show dev " DEV,
+				  "qdisc fq 3: parent 7fff:3") == 1 &&
+		      count_lines("tc qdisc show dev " DEV,
+				  "horizon 50ms horizon_drop") == 4,
+	      "an fq q + 1: per queue, horizon 50ms, dropping past it");
+	t.horizon_ns = 20000000;
+	tct_tree_put(nl, &t, 1);
+	err = nl_talk(nl, NULL, NULL);
+	check(err == 0 && count_lines("tc qdisc show dev " DEV,
+				      "horizon 20ms horizon_drop") == 4,
+	      "made again with 20ms: changed in place (err %d)", err);
+	tct_root_get(nl, ifindex, &r);
+	check(tct_root_is_kind(&r, 4, TCT_FQ), "the root reads as ours");
+	tct_tree_del_kind(nl, ifindex, 4, TCT_FQ, 1);
+	err = nl_talk(nl, NULL, NULL);
+	check(err == 0 && !count_lines("tc qdisc show dev " DEV, "qdisc fq"),
+	      "and removed (err %d)", err);
+}
+
 int main(void)
 {
 	struct nl nl;
@@ -315,6 +362,7 @@ int main(void)
 	test_delete_tree(&nl, ifindex);
 	test_foreign_root(&nl, ifindex);
 	test_one_queue(&nl, ifindex1);
+	test_fq_tree(&nl, ifindex);
 	nl_close(&nl);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
