@@ -3,9 +3,10 @@
 #
 # Guest smoke (guest-run.sh, with a classifier build): classifier's
 # programs load and pass their BPF_PROG_TEST_RUN tests on the guest kernel
-# (tests/prog_test_run, and its verifier counts), and classifier attaches to
-# a veth there, by tcx where the kernel has it (6.6+) and clsact before, and
-# classifies real pings into an HTB class.
+# (tests/prog_test_run, and its verifier counts), lib/tctree.c makes its
+# trees there, pacing's mq + fq included (tests/tctree_test), and
+# classifier attaches to a veth there, by tcx where the kernel has it
+# (6.6+) and clsact before, and classifies real pings into an HTB class.
 #
 #   guest-run.sh [--kernel K] deploy/kernel/smoke/classifier.sh
 . "$(dirname "$0")/lib.sh"
@@ -21,6 +22,20 @@ prog_tests() {
 }
 check prog_test_run prog_tests
 "$B/tests/prog_test_run" --verifier-stats 2>&1 | sed 's/^/VERIFIER /'
+
+# lib/tctree.c against a kernel that has fq: the HTB trees, and pacing's
+# mq + fq per queue with the classes' horizon (tests/tcnl/tctree_test.c)
+# The test's system() runs /bin/sh, here busybox, whose ash runs its own ip
+# applet (no numtxqueues); in a mount namespace of its own, bash stands
+# in for busybox.
+tctree_tests() {
+	local out
+	out=$(unshare -m bash -c 'mount --bind "$(type -P bash)" /bin/busybox &&
+		exec "$0"' "$B/tests/tctree_test" 2>&1) ||
+		{ echo "$out" | grep -v '^ok ' | tail -20; return 1; }
+	echo "$out" | grep -F 'horizon 50ms' | sed 's/^ok *//'
+}
+check tctree tctree_tests
 
 want=tc
 # tcx is 6.6+; its attach function names it (grep -q on a bpftool BTF dump
