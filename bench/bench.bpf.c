@@ -275,7 +275,7 @@ static __always_inline int bench_dir24_lookup(void *t, const __u8 addr[4])
 				      &e))
 			return -1;
 	}
-	return cls_valid_class(e & CLS_DIR24_CLASS_MASK);
+	return cls_valid_class(cls_dir24_class(e));
 }
 
 /*
@@ -439,7 +439,7 @@ static long bench_walk6_step(__u32 i, void *data)
 		return 0;
 	}
 	if (!(w->e & MBT6_CHILD)) {
-		w->r = w->e & MBT6_CLASS_MASK;
+		w->r = mbt6_class(w->e);
 		return 1;
 	}
 	if (w->e == MBT6_ASK_TRIE || i >= MBT6_MAX_DEPTH)
@@ -509,7 +509,7 @@ static __always_inline int bench_pop6_walk(void *t, __u64 hi, __u64 lo)
 		return -1;
 	e = p[(hi >> 48) % 2];
 	if (!(e & POP6_NODE))
-		return e & MBT6_CLASS_MASK;
+		return e & POP6_CLASS_MASK;
 	node = e & ~POP6_NODE;
 	for (lvl = 0; lvl < POP6_LEVELS; lvl++) {
 		off = 16 + POP6_STRIDE * lvl;
@@ -537,7 +537,7 @@ static __always_inline int bench_pop6_walk(void *t, __u64 hi, __u64 lo)
 		p = bench_elem8(t, off);
 		if (!p)
 			return -1;
-		return p[off % 2] & MBT6_CLASS_MASK;
+		return p[off % 2] & POP6_CLASS_MASK;
 	}
 	return -1;
 }

@@ -26,8 +26,14 @@
  */
 #define CLS_LAYOUT_VERSION 7
 
-/* Dense class indices; index 0 is the default class (no route matched). */
+/*
+ * Dense class indices; index 0 is the default class (no route matched).
+ * CLS_MAX_CLASSES is how many the maps have room for; every encoding of
+ * an index (route values, the tables' leaves) holds CLS_CLASS_BITS.
+ */
 #define CLS_MAX_CLASSES 4096
+#define CLS_CLASS_BITS	  20
+#define CLS_CLASS_LIMIT	  (1U << CLS_CLASS_BITS)
 #define CLS_DEFAULT_CLASS 0
 #define CLS_NAME_MAX 32
 
@@ -49,19 +55,46 @@ struct cls_v6_key {
 };
 
 /*
- * Route value in the tries: the class index, the prefix's own length (one
- * lookup then tells which prefix matched) and where the route came from.
- * The data path uses only the class bits.
+ * A class index kept in a word whose other bits say more: its low lo
+ * bits at bit 0, the rest (up to CLS_CLASS_BITS) from bit hi_at.  The
+ * high part came after the low one, in bits that words written before
+ * held zero, so every older word reads as it did.
  */
-#define CLS_ROUTE_CLASS_MASK 0xFFFFU
+static inline __attribute__((always_inline)) __u32
+cls_idx_put(__u32 idx, unsigned int lo, unsigned int hi_at)
+{
+	idx &= CLS_CLASS_LIMIT - 1;
+	return (idx & ((1U << lo) - 1)) | (idx >> lo) << hi_at;
+}
+
+static inline __attribute__((always_inline)) __u32
+cls_idx_get(__u32 w, unsigned int lo, unsigned int hi_at)
+{
+	return (w & ((1U << lo) - 1)) |
+	       (w >> hi_at & ((1U << (CLS_CLASS_BITS - lo)) - 1)) << lo;
+}
+
+/*
+ * Route value in the tries: the class index, the prefix's own length (one
+ * lookup then tells which prefix matched) and where the route came from:
+ * class bits 0-15 in bits 0-15, the length in 16-23, synced in 24, class
+ * bits 16-19 in 25-28.  The data path uses only the class bits.
+ */
+#define CLS_ROUTE_CLASS_LO   16
+#define CLS_ROUTE_CLASS_HI   25
 #define CLS_ROUTE_PLEN_SHIFT 16
-#define CLS_ROUTE_PLEN_MASK 0xFFU
-#define CLS_ROUTE_SYNCED (1U << 24) /* installed by `classifier sync` */
+#define CLS_ROUTE_PLEN_MASK  0xFFU
+#define CLS_ROUTE_SYNCED     (1U << 24) /* installed by `classifier sync` */
 
 static inline __u32 cls_route_value(__u32 class_idx, __u32 plen, __u32 flags)
 {
-	return (class_idx & CLS_ROUTE_CLASS_MASK) |
+	return cls_idx_put(class_idx, CLS_ROUTE_CLASS_LO, CLS_ROUTE_CLASS_HI) |
 	       (plen & CLS_ROUTE_PLEN_MASK) << CLS_ROUTE_PLEN_SHIFT | flags;
+}
+
+static inline __attribute__((always_inline)) __u32 cls_route_class(__u32 v)
+{
+	return cls_idx_get(v, CLS_ROUTE_CLASS_LO, CLS_ROUTE_CLASS_HI);
 }
 
 /*
@@ -262,8 +295,9 @@ struct cls_rate_counter {
  *   [0, 2^24)                 first level, indexed by address >> 8
  *   [2^24, 2^24 + groups*256) second-level groups, indexed by address & 0xff
  *   last CLS_DIR24_HDR_ENTRIES bookkeeping for user space (struct below)
- * An entry is a leaf ((plen + 1) << 16 | class index; 0 = no route), a
- * group reference (CLS_DIR24_GROUP_BIT | group), or CLS_DIR24_ASK_TRIE
+ * An entry is a leaf (0 = no route; else class bits 0-15 in bits 0-15,
+ * plen + 1 in 16-21, class bits 16-19 in 22-25), a group reference
+ * (CLS_DIR24_GROUP_BIT | group), or CLS_DIR24_ASK_TRIE
  * where no group was free: the trie answers for that /24.  Group entries
  * are always leaves.
  * The kernel spaces ARRAY elements 8 bytes apart whatever value_size is, so
@@ -276,8 +310,10 @@ struct cls_rate_counter {
 #define CLS_DIR24_HDR_ENTRIES 256
 #define CLS_DIR24_GROUP_BIT 0x80000000U
 #define CLS_DIR24_ASK_TRIE 0xFFFFFFFFU
-#define CLS_DIR24_CLASS_MASK 0xFFFFU
+#define CLS_DIR24_CLASS_LO    16
+#define CLS_DIR24_CLASS_HI    22
 #define CLS_DIR24_PLEN_SHIFT 16
+#define CLS_DIR24_PLEN_MASK   0x3FU
 #define CLS_DIR24_MAX_GROUPS (1U << 20)
 
 /*
@@ -327,9 +363,10 @@ struct cls_config {
  *           over the 16 bits of address bytes d + 1 and d + 2.  Entry 0
  *           is lo | hi << 16, entry 1 the value inside, entry 2 the one
  *           outside, and the walk goes on at depth d + 2 (format 2).
- * An entry is a leaf ((prefix length + 1) << 12 | class index; 0: no
- * route), a node (MBT6_CHILD | kind | unit), or MBT6_ASK_TRIE where the
- * pool had no room: the trie answers for that range.
+ * An entry is a leaf (0: no route; else class bits 0-11 in bits 0-11,
+ * prefix length + 1 in 12-19, class bits 12-19 in 20-27), a node
+ * (MBT6_CHILD | kind | unit), or MBT6_ASK_TRIE where the pool had no
+ * room: the trie answers for that range.
  */
 /*
  * cls_config.table6_format: what this build writes, 2 or (a first level
@@ -371,8 +408,10 @@ static inline __attribute__((always_inline)) int mbt6_format_known(__u32 f)
 /* An element starts on a unit's boundary. */
 _Static_assert((MBT6_PER_ELEM - MBT6_L1_ENTRIES) % MBT6_UNIT_ENTRIES == 0,
 	       "IPv6 table units straddle elements");
-#define MBT6_CLASS_MASK 0xFFFU
+#define MBT6_CLASS_LO	12
+#define MBT6_CLASS_HI	20
 #define MBT6_PLEN_SHIFT 12
+#define MBT6_PLEN_MASK	0xFFU
 
 /*
  * The run of a TINY node that slot lies in: how many of the run starts
@@ -392,6 +431,22 @@ static inline __attribute__((always_inline)) __u32 mbt6_tiny_run(__u64 starts,
 	__u32 run = (__u32)((n * lanes) >> 48);
 
 	return run < MBT6_TINY_LAST ? run : MBT6_TINY_LAST;
+}
+
+/*
+ * A leaf's class, in either table.  A leaf of an older build has the
+ * high class bits zero.  Older programs read only the low bits, so they
+ * must never meet a leaf of a class past theirs (docs/architecture.md,
+ * "Class indexes are 20 bits wide").
+ */
+static inline __attribute__((always_inline)) __u32 cls_dir24_class(__u32 e)
+{
+	return cls_idx_get(e, CLS_DIR24_CLASS_LO, CLS_DIR24_CLASS_HI);
+}
+
+static inline __attribute__((always_inline)) __u32 mbt6_class(__u32 e)
+{
+	return cls_idx_get(e, MBT6_CLASS_LO, MBT6_CLASS_HI);
 }
 
 /* The values of the tables' maps: whole elements of entries. */

@@ -17,13 +17,14 @@
 
 static inline __u32 leaf(unsigned int len, __u32 class_idx)
 {
-	return (len + 1) << CLS_DIR24_PLEN_SHIFT | class_idx;
+	return (len + 1) << CLS_DIR24_PLEN_SHIFT |
+	       cls_idx_put(class_idx, CLS_DIR24_CLASS_LO, CLS_DIR24_CLASS_HI);
 }
 
 /* Length of the painter, -1 for no route. */
 static inline int leaf_len(__u32 e)
 {
-	return (int)(e >> CLS_DIR24_PLEN_SHIFT) - 1;
+	return (int)(e >> CLS_DIR24_PLEN_SHIFT & CLS_DIR24_PLEN_MASK) - 1;
 }
 
 static inline bool is_group(__u32 e)
@@ -290,5 +291,5 @@ __u32 dir24_lookup(const struct dir24 *d, __u32 addr, bool *ask_trie)
 	}
 	if (e & CLS_DIR24_GROUP_BIT)
 		e = group_of(d, e)[addr & 0xff];
-	return e & CLS_DIR24_CLASS_MASK;
+	return cls_dir24_class(e);
 }

@@ -103,7 +103,7 @@ int cls_route_repaint(struct cls_maps *m, const struct cls_prefix *p);
 int cls_route_recover(struct cls_maps *m, struct cls_state *s);
 static inline void cls_route_from_value(struct cls_route *r, __u32 v)
 {
-	r->class_idx = v & CLS_ROUTE_CLASS_MASK;
+	r->class_idx = cls_route_class(v);
 	r->flags = v & CLS_ROUTE_SYNCED;
 }
 

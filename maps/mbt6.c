@@ -37,13 +37,14 @@ struct runs {
 
 static inline __u32 leaf(unsigned int len, __u32 class_idx)
 {
-	return (len + 1) << MBT6_PLEN_SHIFT | class_idx;
+	return (len + 1) << MBT6_PLEN_SHIFT |
+	       cls_idx_put(class_idx, MBT6_CLASS_LO, MBT6_CLASS_HI);
 }
 
 /* Length of a leaf's painter, -1 for no route. */
 static inline int leaf_len(__u32 e)
 {
-	return (int)(e >> MBT6_PLEN_SHIFT) - 1;
+	return (int)(e >> MBT6_PLEN_SHIFT & MBT6_PLEN_MASK) - 1;
 }
 
 static inline bool is_node(__u32 e)
@@ -245,7 +246,7 @@ static bool first_inside(__u32 a, __u32 b)
 {
 	if (is_node(a) != is_node(b))
 		return is_node(a);
-	return (int)(a & ~MBT6_CLASS_MASK) >= (int)(b & ~MBT6_CLASS_MASK);
+	return leaf_len(a) >= leaf_len(b);
 }
 
 /* The kind a node of these runs is stored as (limit: runs for TINY). */
@@ -750,7 +751,7 @@ int mbt6_add(struct mbt6 *m, const __u8 addr[16], unsigned int len,
 {
 	struct op op = {.len = len, .paint = true};
 
-	if (len > 128 || class_idx > MBT6_CLASS_MASK)
+	if (len > 128 || class_idx >= CLS_CLASS_LIMIT)
 		return -EINVAL;
 	op.v = leaf(len, class_idx);
 	return apply(m, addr, &op);
@@ -762,7 +763,7 @@ int mbt6_del(struct mbt6 *m, const __u8 addr[16], unsigned int len,
 	struct op op = {.len = len, .paint = false, .v = NO_ROUTE};
 
 	if (len > 128 ||
-	    (has_cover && (cover_len >= len || cover_class > MBT6_CLASS_MASK)))
+	    (has_cover && (cover_len >= len || cover_class >= CLS_CLASS_LIMIT)))
 		return -EINVAL;
 	if (has_cover)
 		op.v = leaf(cover_len, cover_class);
@@ -809,7 +810,7 @@ __u32 mbt6_lookup(const struct mbt6 *m, const __u8 addr[16], bool *ask_trie,
 	if (e & MBT6_CHILD)
 		return 0;
 	*ask_trie = false;
-	return e & MBT6_CLASS_MASK;
+	return mbt6_class(e);
 }
 
 /* --- the whole table ---------------------------------------------------- */
@@ -1100,7 +1101,7 @@ int mbt6_fill_add(struct mbt6_fill *f, const __u8 addr[16], unsigned int len,
 	u128 start;
 	int top;
 
-	if (len > 128 || class_idx > MBT6_CLASS_MASK)
+	if (len > 128 || class_idx >= CLS_CLASS_LIMIT)
 		return -EINVAL;
 	start = addr128(addr) & mask128(len);
 	if (f->done || start < f->next)

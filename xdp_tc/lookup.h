@@ -10,10 +10,8 @@
 
 #include "xdp_tc/lookup6.h"
 
-static __always_inline __u32 cls_valid_class(__u32 value)
+static __always_inline __u32 cls_valid_class(__u32 idx)
 {
-	__u32 idx = value & CLS_ROUTE_CLASS_MASK;
-
 	return idx < CLS_MAX_CLASSES ? idx : CLS_DEFAULT_CLASS;
 }
 
@@ -39,7 +37,7 @@ static __always_inline int cls_lookup_trie(const struct cls_pkt *pkt, __u32 gen)
 	if (!trie)
 		return -1;
 	val = bpf_map_lookup_elem(trie, &key);
-	return val ? cls_valid_class(*val) : CLS_DEFAULT_CLASS;
+	return val ? cls_valid_class(cls_route_class(*val)) : CLS_DEFAULT_CLASS;
 }
 
 /* Entry idx of the table's __u32[] view, or -1 past the end of the map. */
@@ -83,7 +81,7 @@ static __always_inline int cls_lookup_dir24(const struct cls_pkt *pkt,
 				    &e))
 			return -1;
 	}
-	return cls_valid_class(e & CLS_DIR24_CLASS_MASK);
+	return cls_valid_class(cls_dir24_class(e));
 }
 
 /*

@@ -137,7 +137,7 @@ static __always_inline int cls_v6table_walk(void *table, const __u8 addr[16],
 			continue;
 		}
 		if (!(e & MBT6_CHILD))
-			return e & MBT6_CLASS_MASK;
+			return mbt6_class(e);
 		if (e == MBT6_ASK_TRIE || d > MBT6_MAX_DEPTH)
 			return -1;
 		if ((e & MBT6_KINDS) != MBT6_RANGE2) {

@@ -132,7 +132,7 @@ static int paint_tables(struct t *t)
 		if (r->family == AF_INET)
 			dir24_paint(&d, ntohl(addr), r->len, route_text[i].idx);
 		/* The library never has a class index past the array. */
-		else if (route_text[i].idx <= MBT6_CLASS_MASK &&
+		else if (route_text[i].idx < CLS_MAX_CLASSES &&
 			 mbt6_add(&m, r->addr, r->len, route_text[i].idx))
 			return fail(t, "IPv6 table: %s", route_text[i].prefix);
 	}

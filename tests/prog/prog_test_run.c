@@ -127,6 +127,24 @@ static int route_to_class_out_of_range_gets_default(struct t *t)
 	return expect_class(t, &p, CLS_DEFAULT_CLASS);
 }
 
+/*
+ * Every class bit is read: 0x10003 is past the classes' room, not class 3
+ * (as a reader of the low 16 bits only would have it).
+ */
+static int route_class_high_bits_read(struct t *t)
+{
+	struct pkt p;
+
+	if (route_add(t, "10.0.0.0/8", 0x10003) ||
+	    route_add(t, "2001:db8::/32", 0x10003) ||
+	    mk_v4(t, &p, "10.1.2.3", 0) ||
+	    expect_class(t, &p, CLS_DEFAULT_CLASS))
+		return -1;
+	if (mk_v6(t, &p, "2001:db8::1", 0, NULL, 0))
+		return -1;
+	return expect_class(t, &p, CLS_DEFAULT_CLASS);
+}
+
 /* The value's length and source bits are user space's: class bits only. */
 static int route_value_flags_ignored(struct t *t)
 {
@@ -202,7 +220,8 @@ static int empty_table_slot_counts_no_table(struct t *t)
 
 static __u32 d24_leaf(unsigned int plen, __u32 class_idx)
 {
-	return ((plen + 1) << CLS_DIR24_PLEN_SHIFT) | class_idx;
+	return ((plen + 1) << CLS_DIR24_PLEN_SHIFT) |
+	       cls_idx_put(class_idx, CLS_DIR24_CLASS_LO, CLS_DIR24_CLASS_HI);
 }
 
 /* The trie says class 1 for 10/8, so an answer from the table shows. */
@@ -271,6 +290,16 @@ static int dir24_class_out_of_range_gets_default(struct t *t)
 	struct pkt p;
 
 	if (d24_setup(t, &p, d24_leaf(24, CLS_MAX_CLASSES)))
+		return -1;
+	return expect_class(t, &p, CLS_DEFAULT_CLASS);
+}
+
+/* Bits 16-19 of the leaf's class are read (0x10003 is not class 3). */
+static int dir24_class_high_bits_read(struct t *t)
+{
+	struct pkt p;
+
+	if (d24_setup(t, &p, d24_leaf(24, 0x10003)))
 		return -1;
 	return expect_class(t, &p, CLS_DEFAULT_CLASS);
 }
@@ -348,6 +377,18 @@ static int v6table_gives_class(struct t *t)
 	    mk_v6(t, &p, "2001:db8:1::5", 0, NULL, 0))
 		return -1;
 	return expect_class(t, &p, 3);
+}
+
+/* Bits 12-19 of the leaf's class are read (0x1003 is not class 3). */
+static int v6table_class_high_bits_read(struct t *t)
+{
+	struct mbt6 m;
+	struct pkt p;
+
+	if (v6table_with(t, "2001:db8:1::/48", 0x1003, &m) ||
+	    mk_v6(t, &p, "2001:db8:1::5", 0, NULL, 0))
+		return -1;
+	return expect_class(t, &p, CLS_DEFAULT_CLASS);
 }
 
 /* Outside the table's routes the table says "no route": the default. */
@@ -1518,6 +1559,7 @@ static const struct test_case tests[] = {
 	TEST(v6_longest_prefix_wins, ALL),
 	TEST(classifies_by_own_side_only, ALL),
 	TEST(route_to_class_out_of_range_gets_default, ALL),
+	TEST(route_class_high_bits_read, BOTH),
 	TEST(route_value_flags_ignored, ALL),
 	TEST(generation_picks_trie, ALL),
 	TEST(empty_table_slot_counts_no_table, ALL),
@@ -1527,11 +1569,13 @@ static const struct test_case tests[] = {
 	TEST(dir24_ask_trie_uses_trie, BOTH),
 	TEST(dir24_group_outside_map_uses_trie, BOTH),
 	TEST(dir24_class_out_of_range_gets_default, BOTH),
+	TEST(dir24_class_high_bits_read, BOTH),
 	TEST(dir24_empty_slot_uses_trie, BOTH),
 	TEST(dir24_other_generation_ignored, BOTH),
 	TEST(dir24_table_leaves_v6_to_trie, BOTH),
 	TEST(v6table_gives_class, ALL),
 	TEST(v6table_miss_gives_default, BOTH),
+	TEST(v6table_class_high_bits_read, BOTH),
 	TEST(v6table_ask_trie_uses_trie, BOTH),
 	TEST(v6table_other_format_uses_trie, BOTH),
 	TEST(v6table_range2, BOTH),

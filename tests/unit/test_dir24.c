@@ -89,6 +89,10 @@ static void op(struct model *m, struct dir24 *d)
 	unsigned int len = random_len();
 	__u32 addr = random_addr() & mask(len);
 	__u32 cls = 1 + rand() % 100;
+
+	/* Both ends of the index's width: leaves use every class bit. */
+	if (rand() % 2)
+		cls = CLS_CLASS_LIMIT - cls;
 	struct route *r = find(m, addr, len), *cover;
 
 	if (r && rand() % 2) {
@@ -205,17 +209,25 @@ static void test_matches_lpm_with_groups_exhausted(void **state)
 	assert_true(asked > 0);
 }
 
-static void test_edges(void **state)
+/* A cleared table of 16 groups over new memory (free it). */
+static __u32 *small_table(struct dir24 *d)
 {
 	size_t entries = dir24_entries(true, 16);
 	__u32 *mem = calloc(entries, sizeof(__u32));
+
+	assert_non_null(mem);
+	assert_int_equal(dir24_view(d, mem, entries), 0);
+	dir24_clear(d);
+	return mem;
+}
+
+static void test_edges(void **state)
+{
 	struct dir24 d;
+	__u32 *mem = small_table(&d);
 	bool ask;
 
 	(void)state;
-	assert_non_null(mem);
-	assert_int_equal(dir24_view(&d, mem, entries), 0);
-	dir24_clear(&d);
 	dir24_paint(&d, 0, 0, 1);                   /* 0.0.0.0/0 */
 	dir24_paint(&d, 0x0a000000, 8, 2);          /* 10.0.0.0/8 */
 	dir24_paint(&d, 0x0a000100, 24, 3);         /* 10.0.1.0/24 */
@@ -243,6 +255,33 @@ static void test_edges(void **state)
 	assert_int_equal(dir24_lookup(&d, 0xffffffff, &ask), 0);
 	assert_false(ask);
 	assert_int_equal(d.hdr->used, 1);
+	free(mem);
+}
+
+/* Indexes past 16 bits keep their high bits, and lengths stay apart. */
+static void test_classes_past_16_bits(void **state)
+{
+	struct dir24 d;
+	__u32 *mem = small_table(&d);
+	bool ask;
+
+	(void)state;
+	dir24_paint(&d, 0x0a000000, 8, CLS_CLASS_LIMIT - 1);
+	dir24_paint(&d, 0x0a000100, 24, 0x10000);
+	dir24_paint(&d, 0x0a000180, 25, 0xABCDE);
+	assert_int_equal(dir24_lookup(&d, 0x0a000000, &ask),
+			 CLS_CLASS_LIMIT - 1);
+	assert_int_equal(dir24_lookup(&d, 0x0a000100, &ask), 0x10000);
+	assert_int_equal(dir24_lookup(&d, 0x0a000180, &ask), 0xABCDE);
+	/* A /16 of a high class must not take the /24's entries. */
+	dir24_paint(&d, 0x0a000000, 16, 0xF0001);
+	assert_int_equal(dir24_lookup(&d, 0x0a000100, &ask), 0x10000);
+	assert_int_equal(dir24_lookup(&d, 0x0a000200, &ask), 0xF0001);
+	dir24_unpaint(&d, 0x0a000180, 25, true, 24, 0x10000);
+	assert_int_equal(dir24_lookup(&d, 0x0a0001ff, &ask), 0x10000);
+	dir24_unpaint(&d, 0x0a000100, 24, true, 16, 0xF0001);
+	assert_int_equal(dir24_lookup(&d, 0x0a000100, &ask), 0xF0001);
+	assert_false(ask);
 	free(mem);
 }
 
@@ -467,6 +506,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_classes_past_16_bits),
 		cmocka_unit_test(test_view_rejects_bad_sizes),
 		cmocka_unit_test(test_fill_order_and_repeats),
 		cmocka_unit_test(test_fill_zeroed_equals_full),

@@ -192,11 +192,22 @@ static void del(struct model *m, struct mbt6 *t, struct route *r)
 			 0);
 }
 
+/*
+ * Classes from both ends of the index's width, so that leaves use every
+ * class bit, few enough that neighbours often share one.
+ */
+static __u32 random_class(void)
+{
+	__u32 c = 1 + rand() % 2000;
+
+	return rand() % 2 ? c : CLS_CLASS_LIMIT - c;
+}
+
 static void op(struct model *m, struct mbt6 *t)
 {
 	unsigned int len = random_len();
 	u128 addr = random_addr() & mask(len);
-	__u32 cls = 1 + rand() % 4000;
+	__u32 cls = random_class();
 	struct route *r = find(m, addr, len);
 
 	if (r && rand() % 2) {
@@ -223,8 +234,8 @@ static void toggle_default(struct model *m, struct mbt6 *t)
 	if (r0) {
 		del(m, t, r0);
 	} else if (m->n < MAX_ROUTES) {
-		m->r[m->n++] = (struct route){0, 0, 4095, true};
-		add(t, 0, 0, 4095);
+		m->r[m->n++] = (struct route){0, 0, CLS_CLASS_LIMIT - 1, true};
+		add(t, 0, 0, CLS_CLASS_LIMIT - 1);
 	}
 }
 
@@ -453,8 +464,40 @@ static void test_edges(void **state)
 	assert_false(ask);
 	/* Bad lengths, classes and covers change nothing. */
 	assert_int_equal(mbt6_add(&t.m, a, 129, 1), -EINVAL);
-	assert_int_equal(mbt6_add(&t.m, a, 64, 4096), -EINVAL);
+	assert_int_equal(mbt6_add(&t.m, a, 64, CLS_CLASS_LIMIT), -EINVAL);
 	assert_int_equal(mbt6_del(&t.m, a, 64, true, 64, 1), -EINVAL);
+#undef LOOK
+	free(t.mem);
+}
+
+/* Indexes past 12 bits keep their high bits, and lengths stay apart. */
+static void test_classes_past_12_bits(void **state)
+{
+	u128 p32 = (u128)0x20010db8 << 96, p48 = (u128)0x20010db80001ULL << 80;
+	struct table t;
+	__u8 a[16];
+	bool ask;
+
+	(void)state;
+	table_new(&t, 1024);
+#define LOOK(x) (bytes((x), a), mbt6_lookup(&t.m, a, &ask, NULL))
+	add(&t.m, p32, 32, CLS_CLASS_LIMIT - 1);
+	add(&t.m, p48, 48, 0x10000);
+	add(&t.m, p48 | (u128)1 << 79, 49, 0x1000);
+	assert_int_equal(LOOK(p32), CLS_CLASS_LIMIT - 1);
+	assert_int_equal(LOOK(p48), 0x10000);
+	assert_int_equal(LOOK(p48 | (u128)1 << 79), 0x1000);
+	/* A /40 of a high class must not take the /48's slots. */
+	add(&t.m, p32, 40, 0xFF001);
+	assert_int_equal(LOOK(p48), 0x10000);
+	assert_int_equal(LOOK(p32 | 1), 0xFF001);
+	bytes(p48 | (u128)1 << 79, a);
+	assert_int_equal(mbt6_del(&t.m, a, 49, true, 48, 0x10000), 0);
+	assert_int_equal(LOOK(p48 | (u128)1 << 79), 0x10000);
+	bytes(p48, a);
+	assert_int_equal(mbt6_del(&t.m, a, 48, true, 40, 0xFF001), 0);
+	assert_int_equal(LOOK(p48), 0xFF001);
+	assert_false(ask);
 #undef LOOK
 	free(t.mem);
 }
@@ -862,6 +905,7 @@ int main(void)
 		cmocka_unit_test(test_tiny_run),
 		cmocka_unit_test(test_view_sizes),
 		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_classes_past_12_bits),
 		cmocka_unit_test(test_fill_order_and_repeats),
 		cmocka_unit_test(test_matches_lpm_with_room),
 		cmocka_unit_test(test_matches_lpm_when_full),
