@@ -168,9 +168,16 @@ $(OUTPUT)/rate_test.bpf.o: tests/prog/rate_test.bpf.c $(BPF_HDRS) \
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# What a tc program left in queue_mapping (tests/prog/queue_probe.bpf.c).
+$(OUTPUT)/queue_probe.bpf.o: tests/prog/queue_probe.bpf.c xdp_tc/classifier.bpf.c \
+		$(BPF_HDRS) $(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
 # The data-path tests need the skeletons, libbpf, the registry the maps are
 # made from, the IPv6 table painter and the rates' arithmetic.
 $(PROG_BIN): $(PROG_SRCS) $(SKELS) $(OUTPUT)/rate_test.skel.h \
+		$(OUTPUT)/queue_probe.skel.h \
 		$(wildcard tests/prog/*.h) $(USER_HDRS) maps/mbt6.c \
 		maps/registry.c maps/rate.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)

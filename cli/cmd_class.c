@@ -59,11 +59,35 @@ static void dscp_json(struct json_writer *jw, const void *v)
 	jw_uint(jw, *(const __u8 *)v);
 }
 
+/* A TX queue: what rtnetlink lets a device have (CLS_QUEUE_MAX). */
+static int parse_queue(const char *s, void *v)
+{
+	__u32 q;
+
+	if (parse_u32(s, &q) || q > CLS_QUEUE_MAX)
+		return -EINVAL;
+	*(__u16 *)v = q;
+	return 0;
+}
+
+static void queue_text(char *buf, size_t n, const void *v)
+{
+	snprintf(buf, n, "%u", *(const __u16 *)v);
+}
+
+static void queue_json(struct json_writer *jw, const void *v)
+{
+	jw_uint(jw, *(const __u16 *)v);
+}
+
 static const struct value_kind mark_kind = {"N", sizeof(__u32), parse_mark,
 					    mark_text, mark_json};
 static const struct value_kind dscp_kind = {
 	"{ 0-63 | EF | AF41 | CS1 ... }", sizeof(__u8), parse_dscp_value,
 	dscp_text, dscp_json};
+static const struct value_kind queue_kind = {"0-4095", sizeof(__u16),
+					     parse_queue, queue_text,
+					     queue_json};
 static const struct value_kind no_value = {};
 
 /*
@@ -89,6 +113,7 @@ static const struct class_field fields[] = {
 	{"mark", "none", "mark", CLS_F_MARK, &mark_kind, AT(cls.mark)},
 	{"dscp", "none", "dscp", CLS_F_DSCP, &dscp_kind, AT(cls.dscp)},
 	{"drop", "pass", "drop", CLS_F_DROP, &no_value, 0},
+	{"queue", "none", "queue", CLS_F_QUEUE, &queue_kind, AT(cls.queue)},
 };
 
 #define NR_FIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -521,6 +546,10 @@ const struct cli_object cli_class_obj = {
 		"none\" takes it away). Setting another class's classid renames it.\n"
 		"A class set by a newer classifier may hold settings this one\n"
 		"does not know: list shows that, set keeps them, replace refuses.\n"
+		"queue N: the class's packets go to TX queue N (for an mq root\n"
+		"         with an HTB per queue, major N+1); past the device's\n"
+		"         queue count it wraps; XPS and a connected socket's\n"
+		"         cached queue come first (classifier(8)).\n"
 		"RATE:    police RATE [ burst SIZE ] [ over { drop | dscp DSCP |\n"
 		"         mark MARK } ]...: packets over RATE are dropped (default\n"
 		"         burst: 200ms at RATE, at least 64kb), or at tc egress get\n"

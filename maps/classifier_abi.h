@@ -151,6 +151,7 @@ struct cls_rate {
 #define CLS_F_PACE (1U << 6)	 /* departure times at rate (tc egress) */
 #define CLS_F_OVER_DSCP (1U << 7) /* police: over rate gets over_dscp */
 #define CLS_F_OVER_MARK (1U << 8) /* police: over rate gets over_mark */
+#define CLS_F_QUEUE (1U << 9)	 /* skb->queue_mapping = queue + 1 */
 /*
  * An HTB class on every device classifier shapes (cls_class_meta.shape);
  * the classid is that class's: its major is its TX queue + 1.
@@ -159,7 +160,8 @@ struct cls_rate {
 #define CLS_F_RATED (CLS_F_POLICE | CLS_F_PACE)
 #define CLS_F_KNOWN                                                            \
 	(CLS_F_VALID | CLS_F_PRIORITY | CLS_F_MARK | CLS_F_DSCP | CLS_F_DROP | \
-	 CLS_F_RATED | CLS_F_OVER_DSCP | CLS_F_OVER_MARK | CLS_F_SHAPE)
+	 CLS_F_RATED | CLS_F_OVER_DSCP | CLS_F_OVER_MARK | CLS_F_QUEUE |      \
+	 CLS_F_SHAPE)
 
 /*
  * A class as the data path reads it: one inlined array read per packet.
@@ -177,8 +179,17 @@ struct cls_class {
 	__u8 pad[2];
 	__u32 over_mark; /* CLS_F_OVER_MARK */
 	struct cls_rate rate; /* CLS_F_POLICE or CLS_F_PACE */
-	__u8 room[CLS_CLASS_SIZE - 40];
+	__u16 queue; /* CLS_F_QUEUE: the TX queue, 0 .. CLS_QUEUE_MAX */
+	__u8 room[CLS_CLASS_SIZE - 42];
 };
+
+/*
+ * A class's TX queue: tc egress writes queue + 1 to skb->queue_mapping,
+ * which the kernel's skb_tx_hash() reads as a recorded queue (txq =
+ * queue_mapping - 1, folded into the device's real queue count).  4096:
+ * rtnetlink's limit on a device's TX queues.
+ */
+#define CLS_QUEUE_MAX 4095
 
 /*
  * User-space only: the name, and room for settings only user space reads

@@ -89,6 +89,13 @@ static __always_inline int cls_apply_skb(struct __sk_buff *skb,
 	}
 	if (flags & CLS_F_PRIORITY)
 		skb->priority = cls->classid;
+	/*
+	 * Not a queue yet: the kernel picks it after this program, and its
+	 * skb_tx_hash() reads a non-zero queue_mapping as a recorded queue
+	 * plus one (a socket's cached queue and XPS come first).
+	 */
+	if (flags & CLS_F_QUEUE)
+		skb->queue_mapping = cls->queue + 1;
 	if (flags & CLS_F_MARK)
 		skb->mark = mark;
 	if (flags & CLS_F_DSCP) {

@@ -2,13 +2,15 @@
 /*
  * udpsend: send a known number of UDP datagrams, for the netns tests.
  *
- *   udpsend [-s SRC] [-t TOS] [-i USEC] [-c COUNT] [-l LEN] [-x N] DST PORT
+ *   udpsend [-s SRC] [-t TOS] [-i USEC] [-c COUNT] [-l LEN] [-x N] [-C] DST PORT
  *
  * -x N (IPv6 only) puts N destination-options headers (8 bytes each, one
  * PadN option) between the IPv6 header and UDP: such datagrams are built
  * here, checksum included, and sent on a raw socket with the header
  * included, so they go through the kernel's routing and tc egress as any
  * datagram does.  The source is SRC, or the one the kernel would pick.
+ * -C connects the socket first and sends with send(): a connected
+ * socket caches its route and, with it, the TX queue the kernel picked.
  *
  * Exits non-zero unless every datagram was handed to the kernel, so a
  * test's "sent" count is exact.  A full queue (ENOBUFS) is retried, not
@@ -30,7 +32,7 @@
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: udpsend [-s SRC] [-t TOS] [-i USEC] [-c COUNT] [-l LEN] [-x N] DST PORT\n");
+		"usage: udpsend [-s SRC] [-t TOS] [-i USEC] [-c COUNT] [-l LEN] [-x N] [-C] DST PORT\n");
 	return 2;
 }
 
@@ -146,13 +148,13 @@ int main(int argc, char **argv)
 {
 	const char *src = NULL;
 	long count = 1, interval = 0, len = 64, sent = 0;
-	int tos = -1, opt, fd, n_ext = 0;
+	int tos = -1, opt, fd, n_ext = 0, connected = 0;
 	struct sockaddr_storage dst, sa;
 	socklen_t dlen, slen;
 	unsigned char buf[1500];
 	struct in6_addr src6;
 
-	while ((opt = getopt(argc, argv, "s:t:i:c:l:x:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:t:i:c:l:x:C")) != -1) {
 		switch (opt) {
 		case 's': src = optarg; break;
 		case 't': tos = (int)strtol(optarg, NULL, 0); break;
@@ -160,6 +162,7 @@ int main(int argc, char **argv)
 		case 'c': count = strtol(optarg, NULL, 0); break;
 		case 'l': len = strtol(optarg, NULL, 0); break;
 		case 'x': n_ext = (int)strtol(optarg, NULL, 0); break;
+		case 'C': connected = 1; break;
 		default: return usage();
 		}
 	}
@@ -215,8 +218,14 @@ int main(int argc, char **argv)
 	}
 	if (!n_ext)
 		memset(buf, 'x', sizeof(buf));
+	if (connected && connect(fd, (struct sockaddr *)&dst, dlen)) {
+		perror("udpsend: connect");
+		return 1;
+	}
 	while (sent < count) {
-		if (sendto(fd, buf, len, 0, (struct sockaddr *)&dst, dlen) < 0) {
+		if ((connected ? send(fd, buf, len, 0) :
+				 sendto(fd, buf, len, 0, (struct sockaddr *)&dst,
+					dlen)) < 0) {
 			if (errno == ENOBUFS || errno == EAGAIN) {
 				pause_usec(1000);
 				continue;

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "classifier.skel.h"
+#include "queue_probe.skel.h"
 #include "maps/maps.h"
 #include "tests/prog/harness.h"
 
@@ -437,6 +438,9 @@ static struct bpf_program *hook_prog(const struct t *t)
 	}
 }
 
+static int run_prog_n(struct t *t, struct bpf_program *prog,
+		      const struct pkt *p, __u32 repeat, struct run *r);
+
 int run_pkt(struct t *t, const struct pkt *p, struct run *r)
 {
 	return run_pkt_n(t, p, 1, r);
@@ -444,11 +448,16 @@ int run_pkt(struct t *t, const struct pkt *p, struct run *r)
 
 int run_pkt_n(struct t *t, const struct pkt *p, __u32 repeat, struct run *r)
 {
+	return run_prog_n(t, hook_prog(t), p, repeat, r);
+}
+
+static int run_prog_n(struct t *t, struct bpf_program *prog,
+		      const struct pkt *p, __u32 repeat, struct run *r)
+{
 	struct __sk_buff skb_in = {};
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = p->buf,
 		    .data_size_in = p->len, .data_out = r->out.buf,
 		    .data_size_out = sizeof(r->out.buf), .repeat = repeat);
-	struct bpf_program *prog = hook_prog(t);
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -467,6 +476,47 @@ int run_pkt_n(struct t *t, const struct pkt *p, __u32 repeat, struct run *r)
 	r->out.len = opts.data_size_out;
 	r->out.l3_off = p->l3_off;
 	return 0;
+}
+
+/*
+ * The probe's programs (tests/prog/queue_probe.bpf.c) on the fixture's
+ * maps: only the wrapper of the hook's program is loaded.
+ */
+int run_pkt_queue(struct t *t, const struct pkt *p, struct run *r,
+		  __u32 *queue_mapping)
+{
+	struct bpf_program *prog, *want;
+	struct queue_probe_bpf *probe;
+	int fds[CLS_NR_MAPS], id, err;
+	const char *stray;
+
+	if (!hook_is_tc(t))
+		return fail(t, "queue probe: tc hooks only");
+	probe = queue_probe_bpf__open();
+	if (!probe)
+		return fail(t, "queue probe: open: %s", strerror(errno));
+	want = hook_is_l3(t) ? probe->progs.queue_of_egress_l3 :
+			       probe->progs.queue_of_egress;
+	bpf_object__for_each_program (prog, probe->obj)
+		bpf_program__set_autoload(prog, prog == want);
+	for (id = 0; id < CLS_NR_MAPS; id++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(
+			t->f->skel->obj, cls_map_specs[id].name);
+
+		fds[id] = m ? bpf_map__fd(m) : -ENOENT;
+	}
+	err = cls_bind_maps(probe->obj, fds, &stray);
+	if (!err)
+		err = queue_probe_bpf__load(probe);
+	if (err) {
+		fail(t, "queue probe: load: %s", strerror(-err));
+		goto out;
+	}
+	err = run_prog_n(t, want, p, 1, r);
+	*queue_mapping = r->skb.cb[0];
+out:
+	queue_probe_bpf__destroy(probe);
+	return err;
 }
 
 struct cls_counter counter(const struct t *t, int cpu, __u32 slot)

@@ -134,6 +134,9 @@ int mk_v6(struct t *t, struct pkt *p, const char *addr, __u8 tclass,
 	  const __u8 *exts, int n_ext);
 
 int run_pkt(struct t *t, const struct pkt *p, struct run *r);
+/* run_pkt of a tc hook, with the skb->queue_mapping the program left. */
+int run_pkt_queue(struct t *t, const struct pkt *p, struct run *r,
+		  __u32 *queue_mapping);
 /*
  * The same packet run repeat times in one BPF_PROG_TEST_RUN.  Returns 0 or
  * the run's -errno; -EINTR: a signal stopped it after 1..repeat-1 runs.

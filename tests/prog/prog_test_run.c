@@ -1062,6 +1062,76 @@ static int tc_mark_set(struct t *t)
 	return 0;
 }
 
+/* An IPv4 packet of class cls through the hook, and its queue_mapping. */
+static int queue_of_class(struct t *t, const struct cls_class *cls,
+			  struct run *r, __u32 *qm)
+{
+	struct pkt p;
+
+	if (class_set(t, 3, cls) || route_add(t, "10.0.0.0/8", 3) ||
+	    mk_v4(t, &p, "10.1.2.3", 0))
+		return -1;
+	return run_pkt_queue(t, &p, r, qm);
+}
+
+/*
+ * A class's queue q is written as q + 1: the kernel reads a non-zero
+ * queue_mapping as a recorded queue plus one (skb_tx_hash).
+ */
+static int tc_queue_set_plus_one(struct t *t)
+{
+	static const __u16 queues[] = {0, 3, CLS_QUEUE_MAX};
+	struct cls_class cls = {.flags = CLS_F_VALID | CLS_F_QUEUE};
+	struct run r;
+	__u32 qm;
+	size_t i;
+
+	for (i = 0; i < sizeof(queues) / sizeof(queues[0]); i++) {
+		cls.queue = queues[i];
+		if (queue_of_class(t, &cls, &r, &qm))
+			return -1;
+		CHECK(t, r.verdict == -1, "verdict %d, want TC_ACT_UNSPEC",
+		      r.verdict);
+		CHECK(t, qm == queues[i] + 1U, "queue %u: queue_mapping %u",
+		      queues[i], qm);
+		CHECK(t, r.skb.priority == 0 && r.skb.mark == 0,
+		      "priority %#x mark %#x changed", r.skb.priority,
+		      r.skb.mark);
+	}
+	return 0;
+}
+
+/* Without the bit the queue's bytes mean nothing: the kernel picks. */
+static int tc_queue_untouched_without_bit(struct t *t)
+{
+	struct cls_class cls = {.classid = 0x10020,
+				.queue = 2,
+				.flags = CLS_F_VALID | CLS_F_PRIORITY};
+	struct run r;
+	__u32 qm;
+
+	if (queue_of_class(t, &cls, &r, &qm))
+		return -1;
+	CHECK(t, qm == 0, "queue_mapping %u written", qm);
+	CHECK(t, r.skb.priority == 0x10020, "priority %#x", r.skb.priority);
+	return 0;
+}
+
+/* A dropped packet needs no queue; a drop class with one still drops. */
+static int tc_queue_drop_class_drops(struct t *t)
+{
+	struct cls_class cls = {.queue = 1,
+				.flags = CLS_F_VALID | CLS_F_QUEUE |
+					 CLS_F_DROP};
+	struct run r;
+	__u32 qm;
+
+	if (queue_of_class(t, &cls, &r, &qm))
+		return -1;
+	CHECK(t, r.verdict == 2, "verdict %d, want TC_ACT_SHOT", r.verdict);
+	return 0;
+}
+
 /* Every byte but the TOS and the checksum must be as it was. */
 static int tc_dscp_v4_keeps_ecn_and_checksum(struct t *t)
 {
@@ -1613,6 +1683,9 @@ static const struct test_case tests[] = {
 	TEST(program_reads_its_own_link_layer, ALL),
 	TEST(tc_priority_set, TC_BOTH),
 	TEST(tc_mark_set, TC_BOTH),
+	TEST(tc_queue_set_plus_one, TC_BOTH),
+	TEST(tc_queue_untouched_without_bit, TC_BOTH),
+	TEST(tc_queue_drop_class_drops, TC_BOTH),
 	TEST(tc_dscp_v4_keeps_ecn_and_checksum, TC_BOTH),
 	TEST(tc_dscp_v6_keeps_ecn_and_flow_label, TC_BOTH),
 	TEST(tc_drop_shot, TC_BOTH),
