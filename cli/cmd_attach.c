@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "cli/class_queue.h"
 #include "cli/cli.h"
 #include "lib/log.h"
 #include "loader/loader.h"
@@ -105,6 +106,8 @@ static int attach(struct cli *c, int argc, char **argv)
 	err = cli_upgrade_if_needed(c);
 	if (!err)
 		err = cli_maps_write(c);
+	if (!err && o.hook == CLS_HOOK_EGRESS)
+		err = class_queue_check_dev(c, dev, ifindex);
 	if (err)
 		return err;
 	err = cls_attach(&c->maps, dev, &o, &res);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/class_queue.h"
 #include "cli/class_rate.h"
 #include "cli/class_shape.h"
 #include "lib/parse.h"
@@ -241,6 +242,9 @@ static int store(struct cli *c, struct cls_class_entry *e, const char *tok)
 	char label[CLASSID_STRLEN];
 	int err;
 
+	err = class_queue_check_class(c, e);
+	if (err)
+		return err;
 	err = cls_class_store(&c->maps, e);
 	if (err == -ENOSPC) {
 		cli_err(c, "all %d classes are in use", CLS_MAX_CLASSES);
@@ -549,7 +553,7 @@ const struct cli_object cli_class_obj = {
 		"queue N: the class's packets go to TX queue N (for an mq root\n"
 		"         with an HTB per queue, major N+1); past the device's\n"
 		"         queue count it wraps; XPS and a connected socket's\n"
-		"         cached queue come first (classifier(8)).\n"
+		"         cached queue come first (classifier(8), NOTES).\n"
 		"RATE:    police RATE [ burst SIZE ] [ over { drop | dscp DSCP |\n"
 		"         mark MARK } ]...: packets over RATE are dropped (default\n"
 		"         burst: 200ms at RATE, at least 64kb), or at tc egress get\n"

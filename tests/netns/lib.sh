@@ -253,6 +253,32 @@ setup_htb()
 	done
 }
 
+# setup_mq NS DEV MINOR...: an mq root on DEV (in NS) with one HTB per TX
+# queue q, handle q+1: under mq's leaf 7fff:q+1 (the majors a class's
+# queue names), each with a root class q+1:1, the default q+1:2 and a
+# class q+1:MINOR for each MINOR, fast enough never to queue long.
+setup_mq()
+{
+	local ns=$1 dev=$2 q m c n
+	shift 2
+	# ip netns exec mounts the namespace's own sysfs
+	n=$(ip netns exec "$ns" sh -c "ls -d /sys/class/net/$dev/queues/tx-*" |
+		wc -l)
+	tc -n "$ns" qdisc replace dev "$dev" root handle 7fff: mq
+	for q in $(seq 0 $((n - 1))); do
+		m=$((q + 1))
+		tc -n "$ns" qdisc add dev "$dev" parent "7fff:$m" handle "$m:" \
+			htb default 2
+		tc -n "$ns" class add dev "$dev" parent "$m:" classid "$m:1" \
+			htb rate 10gbit quantum 60000
+		for c in 2 "$@"; do
+			tc -n "$ns" class add dev "$dev" parent "$m:1" \
+				classid "$m:$c" htb rate 1gbit ceil 10gbit \
+				quantum 60000
+		done
+	done
+}
+
 # htb_pkts CLASSID: packets HTB sent from that class on the sender's veth.
 htb_pkts()
 {

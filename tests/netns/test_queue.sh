@@ -13,17 +13,7 @@ N=50
 VETH_QUEUES=4
 setup_pair
 # mq names its leaves 7fff:1..4 for TX queues 0..3: HTB q+1: under 7fff:q+1
-tc -n "$NS_S" qdisc replace dev "$VS" root handle 7fff: mq
-for q in 0 1 2 3; do
-	m=$((q + 1))
-	tc -n "$NS_S" qdisc add dev "$VS" parent "7fff:$m" handle "$m:" htb default 2
-	tc -n "$NS_S" class add dev "$VS" parent "$m:" classid "$m:1" htb \
-		rate 10gbit quantum 60000
-	for c in 2 10 11; do
-		tc -n "$NS_S" class add dev "$VS" parent "$m:1" classid "$m:$c" \
-			htb rate 1gbit ceil 10gbit quantum 60000
-	done
-done
+setup_mq "$NS_S" "$VS" 10 11
 
 # pkts_of CLASSID...: packets HTB sent from those classes, summed.
 pkts_of()
@@ -106,3 +96,46 @@ expect_eq "HTB 1:10 with queue 5" $(($(htb_pkts 1:10) - b10)) 0
 cls class set q0 queue none
 cls class list | grep -qx "class 1:10 name q0" ||
 	fail "queue none: $(cls class list | grep q0)"
+
+# Locally generated traffic from connected sockets, whose first packet
+# caches a queue in the socket (netdev_pick_tx asks the socket first).
+# moved_during CMD...: CMD in the background; after 1 s class q0 moves
+# from queue 0 (1:10) to queue 1 (2:11); d10, d12 (queue 0's default)
+# and d211: what HTB sent from each meanwhile.
+cls class set q0 queue 0
+moved_during()
+{
+	local b10 b12 b211 pid
+	b10=$(htb_pkts 1:10) b12=$(htb_pkts 1:2) b211=$(htb_pkts 2:11)
+	"$@" >/dev/null &
+	pid=$!
+	sleep 1
+	cls class set q0 classid 2:11 queue 1
+	wait $pid
+	d10=$(($(htb_pkts 1:10) - b10)) d12=$(($(htb_pkts 1:2) - b12))
+	d211=$(($(htb_pkts 2:11) - b211))
+}
+
+# connected UDP: the class's queue at its first packet, kept after a move
+# (a listener, so that no port unreachable fails a send)
+in_rcv "$PEER" udp "$WEB4" "$PORT" > "$WORK/peer.out" &
+track_pid $!
+for _ in $(seq 50); do
+	grep -q ready "$WORK/peer.out" && break
+	sleep 0.1
+done
+moved_during in_snd "$UDPSEND" -C -i 20000 -c 100 "$WEB4" "$PORT"
+log "connected UDP, moved after 1 s of 2: 1:10 $d10, 1:2 (queue 0's default) $d12, 2:11 $d211"
+expect_eq "connected UDP: every datagram in queue 0" $((d10 + d12)) 100
+expect_ge "connected UDP: its class's queue before the move" "$d10" 30
+expect_eq "connected UDP: none in the new queue after the move" "$d211" 0
+expect_ge "connected UDP: after the move, queue 0's default" "$d12" 30
+
+# TCP picks again when nothing is in flight (ooo_okay): it follows
+cls class set 2:11 classid 1:10 queue 0
+in_rcv iperf3 -s -B "$WEB4" -1 -D --logfile "$WORK/iperf3.log"
+sleep 0.3
+moved_during in_snd iperf3 -c "$WEB4" -t 2 -b 20M -l 1400
+log "TCP at 20 Mbit/s, moved after 1 s of 2: 1:10 $d10, 1:2 $d12, 2:11 $d211"
+expect_ge "TCP: its class's queue before the move" "$d10" 100
+expect_ge "TCP: the new queue's class after the move" "$d211" 100
