@@ -151,36 +151,37 @@ int cls_tree_root_clear(struct cls_maps *m, int ifindex);
 int cls_shape_recover(struct cls_maps *m, struct cls_state *s);
 
 /* history.c: every layout that landed, as what it changed */
+#define CLS_LAYOUT_OLDEST 3 /* the oldest an upgrade moves */
 typedef void (*cls_value_fn)(const void *key, const void *old, void *new);
 
 /*
  * A map that changed in a layout.  Its values move by .value, element by
- * element (each slot's map's, if slotted), or without one as they are,
- * the new bytes of a longer value zero: a setting that is off.  A cache
- * (CACHE in CLS_MAPS) that changed starts empty; the upkeep rebuilds it.
+ * element (each slot's map's, if slotted), or without one as they are
+ * (the first .keep bytes, if given), the new bytes zero: a setting that
+ * is off.  A cache (CACHE in CLS_MAPS) that changed starts empty; the
+ * upkeep rebuilds it.
  */
 struct cls_map_change {
+	unsigned int layout;
 	const char *name; /* its pin in this layout */
 	const char *was;  /* its pin in the one before, if renamed */
-	bool added;	  /* new in this layout: made empty */
-	const struct cls_map_spec *before; /* its shape before, if changed */
+	const struct cls_map_spec *before; /* its shape before, if another */
 	cls_value_fn value;
+	__u32 keep;
+	bool added; /* new in this layout: made empty */
 };
 
-struct cls_layout {
-	unsigned int version;
-	const struct cls_map_change *changes; /* ends with an empty line */
-};
-
-/* Oldest first (layout 3); the last is CLS_LAYOUT_VERSION. */
-extern const struct cls_layout cls_layouts[];
+/* Oldest layout first, a line per map that changed. */
+extern const struct cls_map_change cls_history[];
 
 /*
  * A map of this layout as layout `from` had it: its pin there, the
- * changes since in order, and its shape before each (shape[n]: this
- * build's); added: not there yet, made empty.
+ * changes since and its shapes, newest first (change[i] makes shape[i]
+ * of shape[i + 1]; shape[0]: this build's, shape[n]: the pin's); added:
+ * not there yet, made empty.
  */
 struct cls_map_past {
+	unsigned int from;
 	const char *name;
 	bool added;
 	unsigned int n;

@@ -93,16 +93,23 @@ int cls_layout_of(const char *root)
 	return layout;
 }
 
+int cls_dir_open(int dir_fd, const char *name)
+{
+	int fd = openat(dir_fd, name,
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
 int cls_dir_remove(int dir_fd, const char *name)
 {
 	struct dirent *de;
 	DIR *d;
 	int fd, err = 0;
 
-	fd = openat(dir_fd, name,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = cls_dir_open(dir_fd, name);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return fd == -ENOENT ? 0 : fd;
 	d = fdopendir(fd);
 	if (!d) {
 		close(fd);
@@ -151,10 +158,9 @@ static int staged_upgrade(int dir_fd, __u32 *from)
 	__u32 zero = 0;
 	int fd, sfd, err;
 
-	fd = openat(dir_fd, "staging",
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = cls_dir_open(dir_fd, "staging");
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return fd == -ENOENT ? 0 : fd;
 	sfd = cls_pin_open(fd, cls_map_specs[CLS_M_STATE].name);
 	close(fd);
 	if (sfd < 0)
@@ -197,14 +203,15 @@ int cls_staging_pending(int dir_fd, const char *root)
 
 int cls_layout_pin(struct cls_maps *m, int dir_fd)
 {
-	int id, err;
+	int id, err = mkdirat(dir_fd, "staging", 0700) < 0 ? -errno : 0;
+	char name[32];
 
-	for (id = 0; id < CLS_NR_MAPS; id++) {
-		err = cls_pin_at(dir_fd, cls_map_specs[id].name, m->fd[id]);
-		if (err)
-			return err;
+	for (id = 0; id < CLS_NR_MAPS && !err; id++) {
+		snprintf(name, sizeof(name), "staging/%s",
+			 cls_map_specs[id].name);
+		err = cls_pin_at(dir_fd, name, m->fd[id]);
 	}
-	return 0;
+	return err;
 }
 
 static int new_trie_in_slot(struct cls_maps *m, enum cls_slotted s)
@@ -254,26 +261,21 @@ static int new_maps(struct cls_maps *m)
 int cls_layout_create(int dir_fd, const char *root)
 {
 	struct cls_maps m;
-	int fd, id, err;
+	int id, err;
 
 	memset(&m, 0, sizeof(m));
 	for (id = 0; id < CLS_NR_MAPS; id++)
 		m.fd[id] = -1;
-	if (mkdirat(dir_fd, "staging", 0700) < 0)
-		return -errno;
-	fd = openat(dir_fd, "staging", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	err = fd < 0 ? -errno : new_maps(&m);
+	err = new_maps(&m);
 	cls_step("create: maps made");
 	if (!err)
-		err = cls_layout_pin(&m, fd);
+		err = cls_layout_pin(&m, dir_fd);
 	cls_step("create: pinned in staging");
 	if (!err && renameat(dir_fd, "staging", dir_fd, "maps") < 0)
 		err = -errno;
 	for (id = 0; id < CLS_NR_MAPS; id++)
 		if (m.fd[id] >= 0)
 			close(m.fd[id]);
-	if (fd >= 0)
-		close(fd);
 	if (err) {
 		cls_set_error("creating the maps under %s: %s", root,
 			      strerror(-err));

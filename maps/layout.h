@@ -39,9 +39,11 @@ int cls_layout_at(int maps_fd);
 int cls_layout_settle(int dir_fd, const char *root);
 /* A new, empty layout in maps/ (built in staging/, renamed). */
 int cls_layout_create(int dir_fd, const char *root);
+/* A subdirectory of dir_fd (not a symlink): its fd, or -errno. */
+int cls_dir_open(int dir_fd, const char *name);
 /* Unpin everything in a subdirectory of dir_fd and remove it. */
 int cls_dir_remove(int dir_fd, const char *name);
-/* Pin every map of m (fds in m->fd) into an empty directory. */
+/* Pin every map of m (fds in m->fd) into a new staging/ of dir_fd. */
 int cls_layout_pin(struct cls_maps *m, int dir_fd);
 
 #endif

@@ -73,7 +73,7 @@ static void each_landed_layout_has_its_maps(void **state)
 	int id;
 
 	(void)state;
-	assert_int_equal(cls_layouts[0].version, 3);
+	assert_int_equal(CLS_LAYOUT_OLDEST, 3);
 	for (v = 3; v <= CLS_LAYOUT_VERSION; v++) {
 		for (present = 0, id = 0; id < CLS_NR_MAPS; id++) {
 			assert_int_equal(cls_map_past(id, v, &p), 0);
@@ -89,12 +89,13 @@ static void each_landed_layout_has_its_maps(void **state)
 				fail_msg("layout %u had %s, not expected", v,
 					 p.name);
 			print_message("  layout %u: %s\n", v, p.name);
-			assert_int_equal(p.shape[0]->type, want[k].type);
-			assert_int_equal(p.shape[0]->value_size,
+			assert_int_equal(p.shape[p.n]->type, want[k].type);
+			assert_int_equal(p.shape[p.n]->value_size,
 					 want[k].value_size);
 			if (want[k].slot_value_size)
-				assert_int_equal(p.shape[0]->inner->value_size,
-						 want[k].slot_value_size);
+				assert_int_equal(
+					p.shape[p.n]->inner->value_size,
+					want[k].slot_value_size);
 		}
 		for (expected = 0, k = 0; k < NR_WANT; k++)
 			expected += want[k].layout == v;
