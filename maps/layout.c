@@ -156,16 +156,16 @@ static int staged_upgrade(int dir_fd, __u32 *from)
 {
 	struct cls_state s;
 	__u32 zero = 0;
-	int fd, sfd, err;
+	int sfd, err;
 
-	fd = cls_dir_open(dir_fd, "staging");
-	if (fd < 0)
-		return fd == -ENOENT ? 0 : fd;
-	sfd = cls_pin_open(fd, cls_map_specs[CLS_M_STATE].name);
-	close(fd);
+	sfd = cls_pin_open(dir_fd, "staging/state");
 	if (sfd < 0)
 		return 0;
-	/* Every layout with a state map has its magic and version there. */
+	/*
+	 * Every layout with a state map has its magic and version there, and
+	 * from 6 on its journal where this build's is: a layout 4 or 5
+	 * build's staging/ reads as half-built (its pins in maps/ are whole).
+	 */
 	err = bpf_map_lookup_elem(sfd, &zero, &s) ? -errno : 0;
 	close(sfd);
 	if (err || s.magic != CLS_STATE_MAGIC ||

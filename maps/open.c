@@ -392,18 +392,14 @@ int cls_open(struct cls_maps *m, const struct cls_open_opts *o)
 	if (!err && o->write)
 		err = cls_layout_settle(m->dir_fd, m->root);
 	if (!err) {
-		maps_fd =
-			openat(m->dir_fd, "maps",
-			       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (maps_fd < 0 && errno == ENOENT && o->write) {
+		maps_fd = cls_dir_open(m->dir_fd, "maps");
+		if (maps_fd == -ENOENT && o->write) {
 			err = cls_layout_create(m->dir_fd, m->root);
 			if (!err)
-				maps_fd = openat(m->dir_fd, "maps",
-						 O_RDONLY | O_DIRECTORY |
-							 O_CLOEXEC);
+				maps_fd = cls_dir_open(m->dir_fd, "maps");
 		}
 		if (!err && maps_fd < 0)
-			err = -errno;
+			err = maps_fd;
 	}
 	if (!err)
 		err = cls_check_dir(maps_fd, m->root, m->read_only);
