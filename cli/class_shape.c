@@ -222,7 +222,12 @@ int class_shape_place(struct cli *c, struct cls_class_entry *e,
 	bool was = old && (old->cls.flags & CLS_F_SHAPE);
 	__u32 minor = e->cls.classid & 0xffff;
 	char l[CLS_NAME_MAX + CLASSID_STRLEN];
-	unsigned int queue;
+	struct cls_shape_dev devs[CLS_SHAPE_DEVS];
+	unsigned int queue, queues;
+	/* queue N given now, not the one classifier gave it before */
+	bool asked = (e->cls.flags & CLS_F_QUEUE) &&
+		     (!was || !(old->cls.flags & CLS_F_QUEUE) ||
+		      e->cls.queue != old->cls.queue);
 	int err;
 
 	if (!(e->cls.flags & CLS_F_SHAPE)) {
@@ -262,6 +267,14 @@ int class_shape_place(struct cli *c, struct cls_class_entry *e,
 	}
 	if (parent) {
 		queue = queue_of(parent);
+		if (asked && e->cls.queue != queue) {
+			cli_err(c, "a class shares its parent's queue (%u), not "
+				   "queue %u",
+				queue, e->cls.queue);
+			return -EINVAL;
+		}
+	} else if (asked) {
+		queue = e->cls.queue;
 	} else if (was && !a->parent) {
 		queue = queue_of(old);
 	} else {
@@ -269,6 +282,13 @@ int class_shape_place(struct cli *c, struct cls_class_entry *e,
 					   &queue);
 		if (err)
 			return cli_errno(c, err, "choosing a queue");
+	}
+	queues = cls_shape_devs(&c->maps, devs) > 0 ? cls_shape_queues(devs)
+						     : 0;
+	if (queues && queue >= queues) {
+		cli_err(c, "queue %u: the shaped devices have %u queues", queue,
+			queues);
+		return -EINVAL;
 	}
 	if (was && queue != queue_of(old) && has_children(c, old)) {
 		cli_err(c,
@@ -294,7 +314,9 @@ int class_shape_place(struct cli *c, struct cls_class_entry *e,
 		return -EINVAL;
 	}
 	e->cls.classid = (queue + 1) << 16 | minor;
-	e->cls.flags |= CLS_F_PRIORITY;
+	/* Its packets go to its queue, whose HTB has the class. */
+	e->cls.queue = queue;
+	e->cls.flags |= CLS_F_PRIORITY | CLS_F_QUEUE;
 	return 0;
 }
 

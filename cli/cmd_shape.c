@@ -11,7 +11,9 @@
 #include <net/if.h>
 
 #include "cli/cli.h"
+#include "lib/log.h"
 #include "lib/tctree.h"
+#include "lib/xps.h"
 #include "lib/units.h"
 
 /* A root class's rate when not told: more than a veth or a NIC sends. */
@@ -29,6 +31,7 @@ static int shape_dev(struct cli *c, int argc, char **argv)
 	struct cls_shape_dev d = {.rate = SHAPE_RATE,
 				  .default_rate = SHAPE_DEFAULT_RATE};
 	struct cls_shape_why why;
+	char xps[96];
 	bool replace = false, all = false;
 	struct parse_why pw;
 	__u32 queues = 1;
@@ -96,6 +99,21 @@ static int shape_dev(struct cli *c, int argc, char **argv)
 		return -EINVAL;
 	}
 	d.queues = queues;
+	/* XPS picks the queue before the one the class's packets carry. */
+	err = queues > 1 ? xps_check(argv[0], d.ifindex, xps, sizeof(xps)) : 0;
+	if (err == -EBUSY) {
+		cli_err(c, "%s: XPS is on (%s), and it picks the TX queue before "
+			   "a class's queue: turn it off (write 0 to xps_cpus "
+			   "and xps_rxqs of every queue)",
+			argv[0], xps);
+		return err;
+	}
+	if (err)
+		pr_warn("%s: XPS cannot be read here (%s): the classes' queues "
+			"hold only while XPS is off\n",
+			argv[0],
+			err == -ENOENT ? "sysfs shows another network namespace"
+				       : strerror(-err));
 	err = cli_maps_write(c);
 	if (err)
 		return err;

@@ -5,7 +5,8 @@
 # as HTB classes tc shows with those rates; on one HTB, UDP offered at
 # twice a class's rate arrives at the rate (+-5 %, 10-200 Mbit/s), each
 # class's packets counted in its HTB class and only unrouted ones in the
-# default class.  A root qdisc of someone else's is refused unless
+# default class; on four queues UDP to classes in queues 0-3 lands in
+# those queues' HTB classes, and XPS on the device is refused.  A root qdisc of someone else's is refused unless
 # replace, a leaf the kernel lacks is refused, and detach and purge leave
 # the device as it was found.
 # shellcheck source=tests/netns/lib.sh
@@ -56,6 +57,55 @@ expect_eq "status, queue 3" \
 	"$(cls -j status | jq -c '.shaping[0].queue[3] | [.classes, .rate_bytes_per_sec]')" \
 	"[1,5625000]"
 cls status | grep -q "^shaping  $VS: mq, 4 HTBs" || fail "status: no tree"
+# packets reach their class's HTB class in its queue: the class's queue
+# is written to skb->queue_mapping (its `queue`, which classifier set)
+cls route add 198.51.100.0/24 class cust0
+cls route add 203.0.113.0/24 class cust1
+cls route add 192.0.2.0/24 class cust2
+cls route add 2001:db8:10::/48 class cust3
+dflt()
+{
+	local q sum=0
+	for q in 1 2 3 4; do
+		sum=$((sum + $(htb_pkts "$q:2")))
+	done
+	echo "$sum"
+}
+sleep 0.3
+d0=$(dflt)
+send "$WEB4" 100
+send "$BULK4" 100
+send "$DROP4" 100
+send "$WEB6" 100
+send "$DFLT4" 100
+expect_eq "queue 0's HTB class 1:10" "$(htb_pkts 1:10)" 100
+expect_eq "queue 1's HTB class 2:11" "$(htb_pkts 2:11)" 100
+expect_eq "queue 2's HTB class 3:12" "$(htb_pkts 3:12)" 100
+expect_eq "queue 3's HTB class 4:13" "$(htb_pkts 4:13)" 100
+expect_eq "the default classes (unrouted only)" $(($(dflt) - d0)) 100
+cls route flush
+# a class asked into a queue, and moved: a new HTB class, the old gone
+cls class add 1:21 name pinned rate 1mbit queue 2
+tc -n "$NS_S" class show dev "$VS" classid 3:21 | grep -q "rate 1Mbit" ||
+	fail "queue 2 not taken: $(cls class list | grep pinned)"
+cls class set pinned queue 1
+tc -n "$NS_S" class show dev "$VS" classid 2:21 | grep -q "rate 1Mbit" ||
+	fail "no HTB class 2:21 after the move"
+tc -n "$NS_S" class show dev "$VS" | grep -q " 3:21 " && fail "3:21 left"
+cls class list | grep -q "^class 2:21 name pinned .*queue 1" ||
+	fail "class list: $(cls class list | grep pinned)"
+cls class del pinned
+# XPS picks the queue first: refused, naming the setting
+in_snd sh -c "echo 1 > /sys/class/net/$VS/queues/tx-1/xps_cpus"
+cls shape del dev "$VS"
+# (ip netns exec: a sysfs of this namespace, which XPS is read from)
+out=$(in_snd "$CLASSIFIER" --bpffs "$BPFFS" shape dev "$VS" queues all 2>&1) &&
+	fail "shaped with XPS set"
+echo "$out" | grep -q "XPS is on (xps_cpus of tx-1 is 0*1)" || fail "XPS: $out"
+[ "$(tc -n "$NS_S" qdisc show dev "$VS")" = "$found" ] ||
+	fail "refused with XPS, yet the qdiscs changed"
+in_snd sh -c "echo 0 > /sys/class/net/$VS/queues/tx-1/xps_cpus"
+cls shape dev "$VS" queues all
 # a child shares its parent's queue
 cls class add 1:30 name sub rate 5mbit parent cust3 prio 2 leaf bfifo
 tc -n "$NS_S" class show dev "$VS" classid 4:30 |
@@ -71,6 +121,8 @@ refused()
 	if out=$(cls "$@" 2>&1); then
 		fail "$* was not refused"
 	fi
+	# under nsenter sysfs shows another namespace: said, not an error
+	out=$(echo "$out" | grep -v "XPS cannot be read here")
 	[ "$(echo "$out" | wc -l)" = 1 ] || fail "$*: more than a line: $out"
 	echo "$out" | grep -q -- "$want" || fail "$*: $out"
 }
@@ -87,6 +139,8 @@ else
 	tc qdisc del dev lo root
 fi
 refused "queues" shape dev "$VS" queues 9
+refused "a class shares its parent's queue (3), not queue 1" class add 1:40 rate 1mbit parent cust3 queue 1
+refused "queue 5: the shaped devices have 4 queues" class add 1:40 rate 1mbit queue 5
 refused "is shaped with 4 queues" shape dev "$VS" queues 2
 expect_eq "the tree after refusals" "$(tc -n "$NS_S" class show dev "$VS" | sort)" "$before"
 

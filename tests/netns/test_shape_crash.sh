@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Every crash point of every change to the shaping tree, as
 # test_crash_points does for the maps: the fault build dies by SIGKILL at
-# step 1, 2, ... of a class add, rate change, unshaping and deletion of a
-# shaping class, and of shape dev and shape del on a 4-queue veth, each
+# step 1, 2, ... of a class add, rate change, unshaping, deletion and
+# move to another queue of a shaping class, and of shape dev and shape del on a 4-queue veth, each
 # time from the same start; the next command says in one line that it
 # finished the change, and then the classes, the HTB classes and qdiscs
 # on the device and the shaped devices are the old ones or the new ones,
@@ -36,11 +36,12 @@ start()
 	else
 		cls shape del dev "$VS" >/dev/null 2>&1 || true
 	fi
-	cls class replace 1:10 name web rate 10mbit ceil 20mbit
-	cls class replace 1:20 name bulk rate 30mbit
+	# queues given: the start is the same whatever a crash left
+	cls class replace 1:10 name web rate 10mbit ceil 20mbit queue 0
+	cls class replace 1:20 name bulk rate 30mbit queue 1
 	# after "rate none" it is 3:30 unshaped, which 1:30 does not name
 	cls class del spare >/dev/null 2>&1 || true
-	cls class add 1:30 name spare rate 5mbit leaf bfifo
+	cls class add 1:30 name spare rate 5mbit leaf bfifo queue 2
 }
 
 # The classes, the device's tc objects (leaf handles are the kernel's
@@ -94,7 +95,7 @@ crash_each()
 		"$CHECK_STATE" "$BPFFS" 1 > "$WORK/check" ||
 			fail "$name, step $step: $(cat "$WORK/check")"
 		old_or_new ||
-			fail "$name, step $step: neither old nor new: $(diff "$WORK/want_old" "$WORK/got" | head -n 4 | tr '\n' '|')"
+			fail "$name, step $step: neither old nor new: $(diff "$WORK/want_old" "$WORK/got" | head -n 4 | tr "\n" "|") new: $(diff "$WORK/want_new" "$WORK/got" | head -n 6 | tr "\n" "|")"
 		step=$((step + 1))
 	done
 	[ "$step" -gt 1 ] || fail "$name: no crash point"
@@ -105,6 +106,7 @@ crash_each "class add with a rate" class add 1:40 name new rate 1mbit leaf bfifo
 crash_each "rate change" class set web rate 15mbit ceil 40mbit
 crash_each "rate none" class set spare rate none
 crash_each "class del" class del spare
+crash_each "queue move" class set web queue 3
 crash_each "shape del" shape del dev "$VS"
 SHAPED=
 crash_each "shape dev" shape dev "$VS" queues all
