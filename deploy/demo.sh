@@ -3,8 +3,11 @@
 # classifier in two minutes: two network namespaces joined by a veth, HTB
 # on the sender's side, the classes and routes of deploy/example.batch,
 # a known number of UDP packets to each destination, and the counts the
-# classifier and HTB report next to what was sent.  Removes everything it
-# made when it ends, however it ends.
+# classifier and HTB report next to what was sent; then shaping on a
+# veth of 4 TX queues: classifier's own tree (mq, an HTB per queue),
+# classes with rates spread over the queues, the tree as tc shows it, and
+# the rate each class got beside the rate it was given.  Removes
+# everything it made when it ends, however it ends.
 #
 #   deploy/demo.sh BINARY        (make demo: deploy/demo.sh build/classifier)
 set -eu
@@ -149,8 +152,90 @@ got=$(ip netns exec "$RCV" nft -j list counter inet demo got |
 printf '   receiver got %s of %s packets (expected %s: all but blackhole)\n' \
 	"$got" $((8 * N)) $((6 * N))
 [ "$got" -eq $((6 * N)) ] || ok=no
+# --- shaping: classifier's own tree on a 4-queue veth --------------------
+echo "== shaping: a veth of 4 TX queues; classifier shape dev shp-snd queues all"
+ip link add shp-snd netns "$SND" numtxqueues 4 numrxqueues 4 type veth \
+	peer name shp-rcv netns "$RCV" numtxqueues 4 numrxqueues 4
+ip -n "$SND" addr add 10.210.0.1/24 dev shp-snd
+ip -n "$RCV" addr add 10.210.0.2/24 dev shp-rcv
+ip -n "$SND" link set shp-snd up
+ip -n "$RCV" link set shp-rcv up
+ip -n "$SND" route add 10.211.0.0/16 via 10.210.0.2
+ip -n "$SND" neigh replace 10.210.0.2 dev shp-snd nud permanent lladdr \
+	"$(ip -n "$RCV" -br link show shp-rcv | awk '{print $3}')"
+SHAPED="gold:40 silver:20 bronze:10 basic:5"
+i=0
+for cr in $SHAPED; do
+	i=$((i + 1))
+	ip -n "$RCV" addr add "10.211.$i.10/32" dev lo
+done
+for _ in $(seq 50); do
+	ip -n "$SND" link show shp-snd | grep -q LOWER_UP && break
+	sleep 0.1
+done
+gcc -O2 -o "$WORK/udpsend" "$HERE/../tests/netns/udpsend.c"
+cls attach dev shp-snd
+cls shape dev shp-snd queues all rate 1gbit default 10mbit
+i=0
+for cr in $SHAPED; do
+	i=$((i + 1))
+	cls class add "1:$((i + 15))" name "${cr%:*}" rate "${cr#*:}mbit"
+	cls route add "10.211.$i.0/24" class "${cr%:*}"
+done
+echo "== the classes (each in its queue: major = queue + 1) and the tree tc shows"
+cls class list | grep rate | sed 's/^/   /'
+tc -n "$SND" qdisc show dev shp-snd | sed 's/^/   /'
+tc -n "$SND" class show dev shp-snd | grep '^class htb' | sort | sed 's/^/   /'
+cls status | sed -n '/^shaping/,/^attached/p' | grep -v '^attached' |
+	sed 's/^/   /'
+
+echo "== UDP at twice each class's rate for 4 s; the rate each got (HTB's bytes, the last 3 s)"
+pids=
+i=0
+for cr in $SHAPED; do
+	i=$((i + 1))
+	pps=$(( ${cr#*:} * 2 * 1000000 / (1514 * 8) ))
+	ip netns exec "$SND" "$WORK/udpsend" -i $((1000000 / pps)) \
+		-c $((pps * 4)) -l 1472 "10.211.$i.10" 9000 >/dev/null 2>&1 &
+	pids="$pids $!"
+done
+# one snapshot of every HTB class's bytes, and its time
+snap()
+{
+	date +%s%N > "$WORK/$1.t"
+	tc -n "$SND" -s class show dev shp-snd > "$WORK/$1"
+}
+sent_bytes() # SNAPSHOT CLASSID
+{
+	awk -v id="$2" '$2 == "htb" && $3 == id { f = 1; next }
+		f && /Sent/ { print $2; exit }' "$WORK/$1"
+}
+sleep 1
+snap s0
+sleep 3
+snap s1
+dt=$(( $(cat "$WORK/s1.t") - $(cat "$WORK/s0.t") ))
+printf '   %-7s %-5s %-6s %10s %10s\n' class queue HTB given got
+for cr in $SHAPED; do
+	c=${cr%:*}
+	id=$(cls -j class list | jq -r ".[] | select(.name == \"$c\") | .class")
+	q=$(cls -j class list | jq -r ".[] | select(.name == \"$c\") | .shape.queue")
+	got=$(echo "scale=1; ($(sent_bytes s1 "$id") - $(sent_bytes s0 "$id")) * 8 * 1000 / $dt" | bc)
+	note=
+	# HTB counts the frames it sent: within 10 % of the rate
+	if [ "$(echo "$got < ${cr#*:} * 0.9 || $got > ${cr#*:} * 1.1" | bc)" = 1 ]; then
+		note=MISMATCH
+		ok=no
+	fi
+	printf '   %-7s %-5s %-6s %7s Mbit/s %6s Mbit/s %s\n' "$c" "$q" "$id" \
+		"${cr#*:}" "$got" "$note"
+done
+# shellcheck disable=SC2086
+kill $pids 2>/dev/null || true
+wait 2>/dev/null || true
+
 if [ $ok = yes ]; then
-	echo "== OK: classifier, HTB and receiver counts match what was sent"
+	echo "== OK: classifier, HTB and receiver counts match what was sent; each shaped class got its rate (10 %)"
 else
 	echo "== FAILED: counts differ from what was sent" >&2
 	exit 1
