@@ -268,8 +268,9 @@ int class_shape_place(struct cli *c, struct cls_class_entry *e,
 	if (parent) {
 		queue = queue_of(parent);
 		if (asked && e->cls.queue != queue) {
-			cli_err(c, "a class shares its parent's queue (%u), not "
-				   "queue %u",
+			cli_err(c,
+				"a class shares its parent's queue (%u), not "
+				"queue %u",
 				queue, e->cls.queue);
 			return -EINVAL;
 		}
@@ -283,8 +284,8 @@ int class_shape_place(struct cli *c, struct cls_class_entry *e,
 		if (err)
 			return cli_errno(c, err, "choosing a queue");
 	}
-	queues = cls_shape_devs(&c->maps, devs) > 0 ? cls_shape_queues(devs)
-						     : 0;
+	queues =
+		cls_shape_devs(&c->maps, devs) > 0 ? cls_shape_queues(devs) : 0;
 	if (queues && queue >= queues) {
 		cli_err(c, "queue %u: the shaped devices have %u queues", queue,
 			queues);

@@ -102,9 +102,10 @@ static int shape_dev(struct cli *c, int argc, char **argv)
 	/* XPS picks the queue before the one the class's packets carry. */
 	err = queues > 1 ? xps_check(argv[0], d.ifindex, xps, sizeof(xps)) : 0;
 	if (err == -EBUSY) {
-		cli_err(c, "%s: XPS is on (%s), and it picks the TX queue before "
-			   "a class's queue: turn it off (write 0 to xps_cpus "
-			   "and xps_rxqs of every queue)",
+		cli_err(c,
+			"%s: XPS is on (%s), and it picks the TX queue before "
+			"a class's queue: turn it off (write 0 to xps_cpus "
+			"and xps_rxqs of every queue)",
 			argv[0], xps);
 		return err;
 	}

@@ -286,6 +286,17 @@ htb_pkts()
 		awk '/Sent/ { print $4; found = 1 } END { if (!found) print "none" }'
 }
 
+# htb_default_pkts: packets the default classes (q:2) of the four HTBs
+# of an mq tree classifier made on the sender's veth sent, added up.
+htb_default_pkts()
+{
+	local q sum=0
+	for q in 1 2 3 4; do
+		sum=$((sum + $(htb_pkts "$q:2")))
+	done
+	echo "$sum"
+}
+
 # send DST COUNT [udpsend options]: send exactly COUNT datagrams from the
 # sender, spaced a little so no queue on the way can overflow.
 send()

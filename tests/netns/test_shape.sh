@@ -63,16 +63,8 @@ cls route add 198.51.100.0/24 class cust0
 cls route add 203.0.113.0/24 class cust1
 cls route add 192.0.2.0/24 class cust2
 cls route add 2001:db8:10::/48 class cust3
-dflt()
-{
-	local q sum=0
-	for q in 1 2 3 4; do
-		sum=$((sum + $(htb_pkts "$q:2")))
-	done
-	echo "$sum"
-}
 sleep 0.3
-d0=$(dflt)
+d0=$(htb_default_pkts)
 send "$WEB4" 100
 send "$BULK4" 100
 send "$DROP4" 100
@@ -82,7 +74,7 @@ expect_eq "queue 0's HTB class 1:10" "$(htb_pkts 1:10)" 100
 expect_eq "queue 1's HTB class 2:11" "$(htb_pkts 2:11)" 100
 expect_eq "queue 2's HTB class 3:12" "$(htb_pkts 3:12)" 100
 expect_eq "queue 3's HTB class 4:13" "$(htb_pkts 4:13)" 100
-expect_eq "the default classes (unrouted only)" $(($(dflt) - d0)) 100
+expect_eq "the default classes (unrouted only)" $(($(htb_default_pkts) - d0)) 100
 cls route flush
 # a class asked into a queue, and moved: a new HTB class, the old gone
 cls class add 1:21 name pinned rate 1mbit queue 2

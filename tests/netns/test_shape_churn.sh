@@ -30,15 +30,7 @@ awk 'BEGIN {
 }' > "$WORK/churn"
 [ "$(wc -l < "$WORK/churn")" = 1000 ] || fail "the batch is not 1000 changes"
 
-dflt()
-{
-	local q sum=0
-	for q in 1 2 3 4; do
-		sum=$((sum + $(htb_pkts "$q:2")))
-	done
-	echo "$sum"
-}
-d0=$(dflt)
+d0=$(htb_default_pkts)
 ip netns exec "$NS_S" "$UDPSEND" -i 100 -c 120000 "$WEB4" "$PORT" \
 	> "$WORK/sent" &
 stream=$!
@@ -52,7 +44,7 @@ wait $stream || fail "udpsend failed"
 sent=$(cat "$WORK/sent")
 sleep 0.3
 expect_eq "datagrams that arrived" "$(rcv_count web)" "$sent"
-expect_eq "packets through a default class" $(($(dflt) - d0)) 0
+expect_eq "packets through a default class" $(($(htb_default_pkts) - d0)) 0
 # the last change put it in queue (249 + 1) % 4
 expect_eq "web's queue at the end" \
 	"$(cls -j class list | jq '.[] | select(.name == "web") | .shape.queue')" 2
