@@ -2,6 +2,7 @@
 /* classifier class ... */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,10 +283,25 @@ static int find_class(struct cli *c, const char *tok,
 	return 0;
 }
 
+/* A new class of classid tok, its packets' priority that classid. */
+static int new_class(struct cli *c, const char *tok, struct cls_class_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->idx = CLS_CLASS_NEW;
+	if (parse_classid(tok, &e->cls.classid))
+		return bad_value(c, "classid", tok);
+	if (e->cls.classid == 0 || e->cls.classid == 0xFFFFFFFFU) {
+		cli_err(c, "classid %s cannot name a class", tok);
+		return -EINVAL;
+	}
+	e->cls.flags = CLS_F_VALID | CLS_F_PRIORITY;
+	return 0;
+}
+
 /* class add and class replace: CLASSID [ name NAME ] [ ACTION ]... */
 static int class_new(struct cli *c, int argc, char **argv, bool replace)
 {
-	struct cls_class_entry e = { .idx = CLS_CLASS_NEW };
+	struct cls_class_entry e;
 	__u32 idx;
 	int err;
 	struct class_shape_args sa = {};
@@ -294,14 +310,9 @@ static int class_new(struct cli *c, int argc, char **argv, bool replace)
 		cli_err(c, "expected CLASSID");
 		return -EINVAL;
 	}
-	if (parse_classid(argv[0], &e.cls.classid))
-		return bad_value(c, "classid", argv[0]);
-	if (e.cls.classid == 0 || e.cls.classid == 0xFFFFFFFFU) {
-		cli_err(c, "classid %s cannot name a class", argv[0]);
-		return -EINVAL;
-	}
-	e.cls.flags = CLS_F_VALID | CLS_F_PRIORITY;
-	err = parse_class_args(c, argc - 1, argv + 1, &e, false, &sa);
+	err = new_class(c, argv[0], &e);
+	if (!err)
+		err = parse_class_args(c, argc - 1, argv + 1, &e, false, &sa);
 	if (!err)
 		err = cli_maps_write(c);
 	if (err)
@@ -385,6 +396,208 @@ static int class_del(struct cli *c, int argc, char **argv)
 		return err;
 	}
 	return err ? cli_errno(c, err, argv[0]) : 0;
+}
+
+/*
+ * The classes of a file as `class list` prints them, one a line:
+ * [class] { CLASSID [ name NAME ] | default [ classid CLASSID ] }
+ * [ ACTION ]...; '#' starts a comment.  *line[i] is e[i]'s line number.
+ */
+struct class_file {
+	struct cls_class_entry *e;
+	size_t *line, n, cap;
+	size_t default_at; /* its position in e; n: no line gave it */
+};
+
+static int class_file_line(struct cli *c, struct class_file *f, int argc,
+			   char **argv, size_t lineno)
+{
+	struct class_shape_args sa = {};
+	struct cls_class_entry e = {};
+	void *ne, *nl;
+	int err;
+
+	if (argc && !strcmp(argv[0], "class")) {
+		argc--;
+		argv++;
+	}
+	if (!argc) {
+		cli_err(c, "expected CLASSID or default");
+		return -EINVAL;
+	}
+	if (!strcmp(argv[0], "default")) {
+		if (f->default_at < f->n) {
+			cli_err(c, "the default class again (line %zu)",
+				f->line[f->default_at]);
+			return -EINVAL;
+		}
+		e.idx = CLS_DEFAULT_CLASS;
+		e.cls.flags = CLS_F_VALID;
+	} else if ((err = new_class(c, argv[0], &e))) {
+		return err;
+	}
+	err = parse_class_args(c, argc - 1, argv + 1, &e,
+			       e.idx == CLS_DEFAULT_CLASS, &sa);
+	if (err)
+		return err;
+	/* A shaping class's tree follows it: class add and set place it. */
+	if (sa.given) {
+		cli_err(c, "shaping settings are not loaded by class load yet "
+			   "(use class add or class set)");
+		return -EOPNOTSUPP;
+	}
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 1024;
+		ne = realloc(f->e, f->cap * sizeof(*f->e));
+		if (ne)
+			f->e = ne;
+		nl = realloc(f->line, f->cap * sizeof(*f->line));
+		if (nl)
+			f->line = nl;
+		if (!ne || !nl)
+			return cli_errno(c, -ENOMEM, "reading classes");
+	}
+	if (e.idx == CLS_DEFAULT_CLASS)
+		f->default_at = f->n;
+	f->line[f->n] = lineno;
+	f->e[f->n++] = e;
+	return 0;
+}
+
+/* Every line of buf parsed; errors say FILE:LINE. */
+static int class_file_parse(struct cli *c, const char *file, char *buf,
+			    size_t len, struct class_file *f)
+{
+	char where[sizeof(c->where)], *line, *next, *argv[64];
+	size_t lineno = 0;
+	int argc, err = 0;
+
+	memcpy(where, c->where, sizeof(where));
+	f->default_at = SIZE_MAX;
+	for (line = buf; !err && line < buf + len; line = next) {
+		next = memchr(line, '\n', buf + len - line);
+		next = next ? next + 1 : buf + len;
+		lineno++;
+		snprintf(c->where, sizeof(c->where), "%s%s:%zu: ", where, file,
+			 lineno);
+		if (memchr(line, '\0', next - line)) {
+			cli_err(c, "NUL byte in the line");
+			err = -EINVAL;
+			break;
+		}
+		if (next[-1] == '\n')
+			next[-1] = '\0';
+		argc = split_args(line, argv, sizeof(argv) / sizeof(argv[0]));
+		if (argc < 0) {
+			cli_err(c, argc == -E2BIG ? "too many arguments"
+						  : "unterminated quote");
+			err = argc;
+		} else if (argc > 0) {
+			err = class_file_line(c, f, argc, argv, lineno);
+		}
+	}
+	memcpy(c->where, where, sizeof(where));
+	if (!err && !f->n) {
+		cli_err(c, "%s: no classes in it", file);
+		err = -ENODATA;
+	}
+	return err;
+}
+
+/* What cls_class_load() refused, in one line. */
+static int class_load_failed(struct cli *c, const char *file,
+			     const struct class_file *f,
+			     const struct cls_class_load_result *r, int err)
+{
+	const struct cls_class_entry *e = &f->e[r->dup[0]], *o;
+	char label[CLASSID_STRLEN], pfx[64], gone[CLASSID_STRLEN] = "?";
+
+	switch (err) {
+	case -EEXIST:
+		/* The default class no line gave: its name is taken. */
+		if (!f->line[r->dup[1]]) {
+			cls_class_label(e, label, sizeof(label));
+			cli_err(c,
+				"%s:%zu: class %s: name \"%s\" is the default "
+				"class's",
+				file, f->line[r->dup[0]], label, e->meta.name);
+			return err;
+		}
+		e = &f->e[r->dup[1]];
+		cls_class_label(e, label, sizeof(label));
+		cli_err(c, "%s:%zu: class %s: its %s is also on line %zu", file,
+			f->line[r->dup[1]], label,
+			e->cls.classid == f->e[r->dup[0]].cls.classid &&
+					e->idx != CLS_DEFAULT_CLASS
+				? "classid"
+				: "name",
+			f->line[r->dup[0]]);
+		return err;
+	case -EBUSY:
+		format_prefix(&r->example.prefix, pfx, sizeof(pfx));
+		o = cls_class_at(&c->maps, r->example.class_idx);
+		if (o)
+			cls_class_label(o, gone, sizeof(gone));
+		cli_err(c,
+			"%s: %u route(s) use classes it does not have (%s "
+			"class %s, for one); load routes without them first",
+			file, r->routes, pfx, gone);
+		return err;
+	case -ENOSPC:
+		cli_err(c,
+			"%s: %zu classes: more than the %d there is room for",
+			file, f->n, CLS_MAX_CLASSES);
+		return err;
+	case -EOPNOTSUPP:
+		cli_err(c,
+			"%s: classes with shaping settings are there, and class "
+			"load does not change shaping classes yet (use class "
+			"set and class del)",
+			file);
+		return err;
+	case -EPERM:
+		cls_class_label(e, label, sizeof(label));
+		cli_err(c,
+			"%s:%zu: class %s has settings this classifier does "
+			"not know (set by a newer one): change it with that "
+			"classifier, or delete it first",
+			file, f->line[r->dup[0]], label);
+		return err;
+	}
+	return cli_errno(c, err, "loading the classes");
+}
+
+/* class load FILE: the whole class set replaced by the file's. */
+static int class_load(struct cli *c, int argc, char **argv)
+{
+	struct cls_class_load_result res;
+	struct class_file f = {};
+	size_t len;
+	char *buf;
+	int err;
+
+	if (argc != 1) {
+		cli_err(c, "expected FILE");
+		return -EINVAL;
+	}
+	err = cli_read_input(c, argv[0], CLI_INPUT_MAX, &buf, &len);
+	if (err)
+		return err;
+	err = class_file_parse(c, argv[0], buf, len, &f);
+	free(buf);
+	/* No line for the default class: it keeps no settings. */
+	if (!err && f.default_at == SIZE_MAX)
+		err = class_file_line(c, &f, 1, (char *[]){"default"}, 0);
+	if (!err)
+		err = cli_maps_write(c);
+	if (!err) {
+		err = cls_class_load(&c->maps, f.e, f.n, &res);
+		if (err)
+			err = class_load_failed(c, argv[0], &f, &res, err);
+	}
+	free(f.e);
+	free(f.line);
+	return err;
 }
 
 /* " mark 0x20 dscp 46 drop": the settings that are on, as they are set. */
@@ -534,6 +747,7 @@ static const struct cli_cmd class_cmds[] = {
 	  "                            [ classid CLASSID ] [ name NAME ] [ ACTION ]...", .alias = "change"),
 	CLI_CMD("del", class_del, "{ CLASSID | NAME }", .alias = "delete"),
 	CLI_CMD("list", class_list, NULL, .flags = CLI_DEFAULT, .alias = "show"),
+	CLI_CMD("load", class_load, "FILE"),
 	{},
 };
 
@@ -548,6 +762,9 @@ const struct cli_object cli_class_obj = {
 		"The default class (packets no route matches) is \"default\";\n"
 		"it sets no priority unless given one (classid CLASSID; \"classid\n"
 		"none\" takes it away). Setting another class's classid renames it.\n"
+		"load replaces every class by the lines of FILE ('-': standard\n"
+		"input), as 'class list' prints them: a classid that stays keeps\n"
+		"its routes and counters; one that goes must have no routes.\n"
 		"A class set by a newer classifier may hold settings this one\n"
 		"does not know: list shows that, set keeps them, replace refuses.\n"
 		"queue N: the class's packets go to TX queue N (for an mq root\n"

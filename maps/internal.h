@@ -125,6 +125,8 @@ int cls_swap_recover(struct cls_maps *m, struct cls_state *s);
 /* stats.c, catalog.c */
 int cls_stats_recover(struct cls_maps *m, struct cls_state *s);
 int cls_class_recover(struct cls_maps *m, struct cls_state *s);
+/* class_load.c: a class load's staged records written again, or none. */
+int cls_class_load_recover(struct cls_maps *m, struct cls_state *s);
 void cls_catalog_free(struct cls_maps *m);
 
 /* tree.c: the shaping classes as tc objects on the shaped devices */

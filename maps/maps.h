@@ -409,6 +409,27 @@ int cls_class_store(struct cls_maps *m, struct cls_class_entry *e);
  * default class.
  */
 int cls_class_del(struct cls_maps *m, __u32 idx, __u32 *routes);
+/*
+ * Replace the whole class set by e[0..n): a class of the default class's
+ * index (CLS_DEFAULT_CLASS; its settings, none if no entry has it) or of
+ * CLS_CLASS_NEW.  A classid that stays keeps its index (its routes and
+ * counters), a new one takes a free index, a class missing from e goes.
+ * On return e[i].idx is each entry's index.  Errors change nothing:
+ * -EEXIST: e[dup[0]] and e[dup[1]] share a classid or a name;
+ * -EBUSY: routes (that many; example is one) point at classes e lacks;
+ * -ENOSPC: more than CLS_MAX_CLASSES; -EPERM: e[dup[0]]'s class has
+ * settings this build does not know (a newer one set them);
+ * -EOPNOTSUPP: shaping classes are there (their HTB classes follow them
+ * through class add, set and del, not yet through a load).
+ */
+struct cls_class_load_result {
+	size_t dup[2];
+	__u32 routes;
+	struct cls_route example;
+	size_t added, changed, removed;
+};
+int cls_class_load(struct cls_maps *m, struct cls_class_entry *e, size_t n,
+		   struct cls_class_load_result *res);
 /* "default", or the classid as tc writes it. */
 void cls_class_label(const struct cls_class_entry *e, char *buf, size_t n);
 

@@ -44,6 +44,8 @@ int cls_recover(struct cls_maps *m)
 		return migrate_recover(m, &s);
 	case CLS_OP_SHAPE:
 		return cls_shape_recover(m, &s);
+	case CLS_OP_CLASS_LOAD:
+		return cls_class_load_recover(m, &s);
 	}
 	cls_set_error(
 		"%s/maps/state: unknown change in progress (%u): refusing",

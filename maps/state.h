@@ -38,6 +38,7 @@ enum cls_op {
 	CLS_OP_CLASS,	    /* a class's action and name, or its deletion */
 	CLS_OP_MIGRATE,	    /* a move to this layout (maps/migrate.c) */
 	CLS_OP_SHAPE,	    /* a device's shaping tree made or removed */
+	CLS_OP_CLASS_LOAD,  /* a class set's records (maps/class_load.c) */
 };
 
 /* What a CLS_OP_SWAP publishes, for the message after a crash. */
@@ -111,6 +112,9 @@ struct cls_journal {
 			__u32 pad;
 			struct cls_shape_dev dev;
 		} shape;
+		struct {
+			__u32 n; /* records staged in maps/class_load */
+		} load;
 		__u8 raw[CLS_JOURNAL_ROOM];
 	};
 };

@@ -45,9 +45,12 @@ fcls()
 		"$CLASSIFIER_FAULT" --bpffs "$BPFFS" "$@"
 }
 
-# What a scenario starts from (each crash point starts from it again).
+# What a scenario starts from (each crash point starts from it again);
+# with $START_CLASSES, the class set that file gives too.
+START_CLASSES=
 start()
 {
+	[ -z "$START_CLASSES" ] || cls class load "$START_CLASSES"
 	cls table auto
 	cls stats on
 	cls class replace 1:10 name web dscp EF
@@ -118,6 +121,17 @@ crash_each "stats reset" stats reset
 crash_each "class set" class set web mark 0x99 dscp 10
 crash_each "class set police" class set web police 10mbit over dscp 10
 crash_each "class del" class del spare
+
+# A whole class set: one class changed, one gone (no route uses it), one
+# new; each crash point leaves the old set or the new one.
+start
+cls class list > "$WORK/classes_old"
+awk '/ name spare$/ { print "class 1:70 name video mark 0x7"; next }
+	/ name bulk / { print $0 " mark 0x3"; next } { print }' \
+	"$WORK/classes_old" > "$WORK/classes_new"
+START_CLASSES="$WORK/classes_old"
+crash_each "class load" class load "$WORK/classes_new"
+START_CLASSES=
 
 # Creating the pins: killed at any step, the next command finds either
 # nothing (and creates them) or a whole layout.
