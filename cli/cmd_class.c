@@ -590,6 +590,10 @@ static int class_load(struct cli *c, int argc, char **argv)
 		err = class_file_line(c, &f, 1, (char *[]){"default"}, 0);
 	if (!err)
 		err = cli_maps_write(c);
+	/* What store() checks of a class with a queue, for each. */
+	for (size_t i = 0; !err && i < f.n; i++)
+		if (f.e[i].cls.flags & CLS_F_QUEUE)
+			err = class_queue_check_class(c, &f.e[i]);
 	if (!err) {
 		err = cls_class_load(&c->maps, f.e, f.n, &res);
 		if (err)
