@@ -41,8 +41,9 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # the classifier in the sender's namespace, pinning in a private bpffs
-# (ip netns exec would remount /sys and hide it, so nsenter)
-cls() { nsenter --net="/run/netns/$SND" "$BIN" --bpffs "$BPFFS" "$@"; }
+# (outside /sys, so ip netns exec's remount of /sys leaves it visible and
+# gives classifier the namespace's own sysfs, where it reads XPS)
+cls() { ip netns exec "$SND" "$BIN" --bpffs "$BPFFS" "$@"; }
 htb_pkts()
 {
 	tc -n "$SND" -s class show dev veth-snd classid "$1" |
