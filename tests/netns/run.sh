@@ -83,10 +83,12 @@ for t in $tests; do
 		continue
 	fi
 	rc=0
+	t0=$(date +%s)
 	REASON_FILE="$reason" timeout -k 10 "$TIMEOUT" bash "$file" \
 		>"$log" 2>&1 || rc=$?
+	secs=$(($(date +%s) - t0))
 	if [ "$rc" -eq 0 ]; then
-		echo "ok $t"
+		echo "ok $t (${secs}s)"
 		passed=$((passed + 1))
 		continue
 	fi
@@ -98,7 +100,7 @@ for t in $tests; do
 	else
 		why="exit $rc: $(tail -n1 "$log")"
 	fi
-	echo "FAIL $t: $why"
+	echo "FAIL $t (${secs}s): $why"
 	if [ "$VERBOSE" -eq 1 ]; then
 		sed 's/^/    /' "$log"
 	fi
