@@ -9,7 +9,7 @@
 #     attachments (tcx egress, XDP, clsact egress); UDP streams run through
 #     HTB while the new binary runs `upgrade` (tests/netns/upgrade.sh).
 #  2. The old binary refuses the new pins and changes nothing.
-#  3. Every crash point of `upgrade` (the fault build), and 10 kill -9 at
+#  3. Every crash point of `upgrade` (the fault build), and 6 kill -9 at
 #     random moments: running `upgrade` again finishes, whole.
 #  4. Layout 4's classifier killed at every step of its own upgrade from
 #     these pins ($CLASSIFIER_FROM_4_FAULT): this build's `upgrade`

@@ -12,7 +12,7 @@
 #  2. Same layout: the landed binary still changes routes, and this
 #     build's programs classify what it wrote.  A newer layout: the landed
 #     binary refuses the pins and changes nothing.
-#  3. Every crash point of `upgrade` and 10 kill -9 at random moments: the
+#  3. Every crash point of `upgrade` and 6 kill -9 at random moments: the
 #     next `upgrade` finishes, whole.
 #  4. The landed binary killed at each step of a route change, a route
 #     load, a class change and a counter reset: `upgrade` converts its
@@ -85,7 +85,7 @@ said=0
 while read -r what; do
 	step=1
 	while :; do
-		old_setup "$WORK/small6"
+		old_setup "$WORK/small6" one
 		rc=0
 		# shellcheck disable=SC2086 # what is words
 		old_fault $step $what > /dev/null 2>&1 || rc=$?
