@@ -54,7 +54,7 @@ struct cli_object {
 extern const struct cli_object cli_attach_obj, cli_detach_obj,
 	cli_status_obj, cli_upgrade_obj, cli_purge_obj, cli_class_obj,
 	cli_route_obj, cli_lookup_obj, cli_stats_obj, cli_table_obj,
-	cli_exporter_obj, cli_sync_obj, cli_shape_obj;
+	cli_exporter_obj, cli_sync_obj, cli_shape_obj, cli_steer_obj;
 
 /* Run one command line (OBJECT VERB ARGS...). */
 int cli_run(struct cli *c, int argc, char **argv);
@@ -116,6 +116,10 @@ void cli_shape_status_json(struct cli *c, struct json_writer *jw);
 int cli_shape_detach(struct cli *c, const char *dev, bool *unshaped);
 /* Remove every tree classifier made. */
 int cli_shape_purge(struct cli *c);
+
+/* Steering (cli/cmd_steer.c): its part of `status`. */
+void cli_steer_status_text(struct cli *c);
+void cli_steer_status_json(struct cli *c, struct json_writer *jw);
 
 /* The table summary, shared by `status` and `table show`. */
 void cli_table_json(struct json_writer *jw, const struct cls_table_info *t);

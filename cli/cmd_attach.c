@@ -26,6 +26,8 @@ static int parse_dev_args(struct cli *c, int argc, char **argv,
 			*hook = CLS_HOOK_EGRESS;
 		} else if (!strcmp(k, "xdp") || !strcmp(k, "ingress")) {
 			*hook = CLS_HOOK_XDP;
+		} else if (!strcmp(k, "steer")) {
+			*hook = CLS_HOOK_STEER;
 		} else if (!v) {
 			cli_err(c, "\"%s\" needs a value", k);
 			return -EINVAL;
@@ -114,9 +116,10 @@ static int attach(struct cli *c, int argc, char **argv)
 	if (!err) {
 		pr_info("%s %s %s, prog id %u%s\n",
 			res.replaced ? "replaced on" : "attached to", dev,
-			o.hook == CLS_HOOK_XDP ? "xdp" :
-			res.tcx		       ? "egress (tcx)" :
-						 "egress (clsact)",
+			o.hook == CLS_HOOK_XDP	 ? "xdp" :
+			o.hook == CLS_HOOK_STEER ? "steer (xdp)" :
+			res.tcx			 ? "egress (tcx)" :
+						   "egress (clsact)",
 			res.prog_id,
 			res.link == CLS_LINK_L3 ?
 				" (packets start with the IP header)" :
@@ -124,7 +127,13 @@ static int attach(struct cli *c, int argc, char **argv)
 		return 0;
 	}
 	extack = cls_loader_last_error();
-	if (o.hook == CLS_HOOK_XDP && err == -EOPNOTSUPP)
+	if (o.hook == CLS_HOOK_STEER && err == -EPFNOSUPPORT)
+		cli_err(c, "%s: steering is for Ethernet devices (packets that start with the IP header: not yet)",
+			dev);
+	else if (cls_hook_is_xdp(o.hook) && err == -EBUSY)
+		cli_err(c, "%s: another XDP program is attached there (one a device: 'classifier detach dev %s %s' if it is classifier's)",
+			dev, dev, o.hook == CLS_HOOK_XDP ? "steer" : "xdp");
+	else if (cls_hook_is_xdp(o.hook) && err == -EOPNOTSUPP)
 		cli_err(c, "%s: driver has no native XDP (try xdp-mode generic)",
 			dev);
 	else if (err == -EINVAL && o.mode == CLS_MODE_TCX)
@@ -149,7 +158,8 @@ static int detach(struct cli *c, int argc, char **argv)
 	if (err)
 		return err;
 	err = cls_detach(c->root, dev, hook, false);
-	if ((!err || err == -ENOENT) && hook != CLS_HOOK_XDP) {
+	if ((!err || err == -ENOENT) && hook != CLS_HOOK_XDP &&
+	    hook != CLS_HOOK_STEER) {
 		bool unshaped;
 		int e = cli_shape_detach(c, dev, &unshaped);
 
@@ -225,7 +235,7 @@ static int purge(struct cli *c, int argc, char **argv)
 }
 
 #define ATTACH_ARGS                                                            \
-	"dev IFACE [ egress | xdp ] [ mode { tcx | tc } ]\n"                    \
+	"dev IFACE [ egress | xdp | steer ] [ mode { tcx | tc } ]\n"           \
 	"                         [ xdp-mode { native | generic } ]"
 
 static const struct cli_cmd attach_cmds[] = {
@@ -234,7 +244,8 @@ static const struct cli_cmd attach_cmds[] = {
 };
 
 static const struct cli_cmd detach_cmds[] = {
-	CLI_CMD(NULL, detach, "dev IFACE [ egress | xdp ]   (default: both)"),
+	CLI_CMD(NULL, detach,
+		"dev IFACE [ egress | xdp | steer ]   (default: all)"),
 	{},
 };
 
@@ -249,6 +260,8 @@ const struct cli_object cli_attach_obj = {
 	.help = "egress (default): tc egress, classifies by destination; a tcx\n"
 		"  link where the kernel has tcx (6.6+), else clsact + cls_bpf.\n"
 		"xdp: XDP ingress, classifies by source (pass or drop only).\n"
+		"steer: XDP ingress of a router, steers each packet to the CPU\n"
+		"  of its class's TX queue (see 'classifier steer help').\n"
 		"Ethernet devices and L3 devices (tun, WireGuard, ipip, sit,\n"
 		"gre, ppp: packets start with the IP header) each get their\n"
 		"own program; other link types are refused.\n"

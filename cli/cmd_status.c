@@ -26,6 +26,8 @@ static const char *hook_name(const struct cls_attachment *a)
 {
 	if (a->hook == CLS_HOOK_XDP)
 		return "xdp";
+	if (a->hook == CLS_HOOK_STEER)
+		return "steer";
 	return a->tcx ? "egress tcx" : "egress tc";
 }
 
@@ -104,6 +106,7 @@ static void status_json(struct cli *c, const struct status *st,
 	jw_uint_field(jw, "lag_us", sy->lag_us);
 	jw_end_object(jw);
 	cli_shape_status_json(c, jw);
+	cli_steer_status_json(c, jw);
 	jw_name(jw, "attached");
 	jw_start_array(jw);
 	for (i = 0; i < st->n; i++) {
@@ -113,7 +116,9 @@ static void status_json(struct cli *c, const struct status *st,
 		jw_start_object(jw);
 		jw_string_field(jw, "dev", a->ifname);
 		jw_string_field(jw, "hook",
-				a->hook == CLS_HOOK_XDP ? "xdp" : "egress");
+				a->hook == CLS_HOOK_XDP	  ? "xdp" :
+				a->hook == CLS_HOOK_STEER ? "steer" :
+							    "egress");
 		if (a->hook == CLS_HOOK_EGRESS)
 			jw_string_field(jw, "mode", a->tcx ? "tcx" : "tc");
 		jw_uint_field(jw, "prog_id", a->prog_id);
@@ -177,6 +182,7 @@ static void status_text(struct cli *c, const struct status *st)
 	else
 		printf("sync     not running\n");
 	cli_shape_status_text(c);
+	cli_steer_status_text(c);
 	if (!st->n)
 		printf("attached nowhere\n");
 	for (i = 0; i < st->n; i++) {
@@ -187,7 +193,7 @@ static void status_text(struct cli *c, const struct status *st)
 		       hook_name(a), a->prog_id, a->prog_name[0] ? " " : "",
 		       a->prog_name, b, a->owns_qdisc ? " (own clsact)" : "",
 		       !a->defunct ? ""
-		       : a->tcx || a->hook == CLS_HOOK_XDP
+		       : a->tcx || cls_hook_is_xdp(a->hook)
 			       ? " DEFUNCT (device gone)"
 			       : " (device not in this network namespace, or "
 				 "gone)");

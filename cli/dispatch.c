@@ -11,7 +11,7 @@
 static const struct cli_object *const objects[] = {
 	&cli_attach_obj, &cli_detach_obj, &cli_status_obj, &cli_upgrade_obj,
 	&cli_class_obj,	 &cli_route_obj,  &cli_lookup_obj, &cli_stats_obj,
-	&cli_table_obj,	 &cli_shape_obj,  &cli_sync_obj,   &cli_exporter_obj,
+	&cli_table_obj,	 &cli_shape_obj,  &cli_steer_obj,  &cli_sync_obj,   &cli_exporter_obj,
 	&cli_purge_obj,
 };
 

@@ -286,6 +286,35 @@ int parse_u64(const char *s, __u64 *v)
 	return parse_unsigned(s, ~0ULL, v);
 }
 
+int cpulist_has(const char *list, unsigned int cpu)
+{
+	unsigned long lo, hi;
+	const char *p = list;
+	char *end;
+	int found = 0;
+
+	while (*p && *p != '\n') {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		lo = hi = strtoul(p, &end, 10);
+		if (*end == '-') {
+			p = end + 1;
+			if (*p < '0' || *p > '9')
+				return -EINVAL;
+			hi = strtoul(p, &end, 10);
+			if (hi < lo)
+				return -EINVAL;
+		}
+		found |= cpu >= lo && cpu <= hi;
+		p = end;
+		if (*p == ',' && p[1] && p[1] != '\n')
+			p++;
+		else if (*p && *p != '\n')
+			return -EINVAL;
+	}
+	return p == list ? -EINVAL : found;
+}
+
 /* CS: RFC 2474, AF: RFC 2597, EF: RFC 3246, VA: RFC 5865, LE: RFC 8622. */
 static int dscp_by_name(const char *s, __u8 *dscp)
 {

@@ -55,6 +55,12 @@ int parse_u32(const char *s, __u32 *v);
 int parse_u64(const char *s, __u64 *v);
 /* 0..63 (decimal or 0x), or CS0-CS7, AF11-AF43, EF, VA, LE (any case). */
 int parse_dscp(const char *s, __u8 *dscp);
+/*
+ * Whether cpu is in a kernel CPU list ("0-3,8", as /sys/devices/system/
+ * cpu/online reads, a trailing newline allowed): 1 or 0; -EINVAL if the
+ * list is not one.
+ */
+int cpulist_has(const char *list, unsigned int cpu);
 
 /*
  * Split a batch/route file line in place, like iproute2's makeargs():

@@ -62,14 +62,20 @@ static bool pin_ifname(const char *name, const char *kind, char *ifname,
 	return true;
 }
 
+static const char *hook_pin_kind(enum cls_hook hook)
+{
+	return hook == CLS_HOOK_XDP	? "xdp" :
+	       hook == CLS_HOOK_STEER ? "steer" :
+					"egress";
+}
+
 static int pin_paths(struct pins *p, const char *root, const char *ifname,
 		     enum cls_hook hook)
 {
 	char name[IF_NAMESIZE + 16];
 	int err;
 
-	pin_name(name, sizeof(name), hook == CLS_HOOK_XDP ? "xdp" : "egress",
-		 ifname);
+	pin_name(name, sizeof(name), hook_pin_kind(hook), ifname);
 	err = cls_pin_path(p->link, sizeof(p->link), root, "links", name);
 	if (!err)
 		err = cls_pin_path(p->tc, sizeof(p->tc), root, "tc", name);
@@ -259,7 +265,7 @@ static int attach_prog(struct classifier_bpf *skel, const char *root,
 	err = pin_paths(&p, root, ifname, opts->hook);
 	if (err)
 		return err;
-	if (opts->hook == CLS_HOOK_XDP) {
+	if (cls_hook_is_xdp(opts->hook)) {
 		flags = opts->xdp_mode == CLS_XDP_GENERIC ? XDP_FLAGS_SKB_MODE :
 							    XDP_FLAGS_DRV_MODE;
 		err = attach_link(p.link, prog_fd, ifindex, BPF_XDP, flags,
@@ -283,6 +289,8 @@ int cls_attach(struct cls_maps *m, const char *ifname,
 	if (!ifindex)
 		return -ENODEV;
 	err = cls_link_of(ifindex, &link, NULL, 0);
+	if (!err && opts->hook == CLS_HOOK_STEER && link != CLS_LINK_ETHERNET)
+		err = -EPFNOSUPPORT;
 	if (!err)
 		err = cls_make_dirs(m->root);
 	if (!err)
@@ -336,7 +344,7 @@ static int replace_one(const char *root, struct classifier_bpf *skel,
 	err = pin_paths(&p, root, a->ifname, a->hook);
 	if (err)
 		return err;
-	if (a->tcx || a->hook == CLS_HOOK_XDP)
+	if (a->tcx || cls_hook_is_xdp(a->hook))
 		return link_replace(p.link, prog_fd);
 	err = attach_prog(skel, root, a->ifname, &o, link, &res);
 	if (err == -ENODEV)
@@ -356,7 +364,7 @@ int cls_replace_all(const char *root, struct classifier_bpf *skel,
 	err = cls_attachments(root, &a, &n);
 	/* A defunct link is gone for good; a clsact one may be elsewhere. */
 	for (i = 0; !err && i < n; i++) {
-		if (!a[i].defunct || !(a[i].tcx || a[i].hook == CLS_HOOK_XDP)) {
+		if (!a[i].defunct || !(a[i].tcx || cls_hook_is_xdp(a[i].hook))) {
 			err = replace_one(root, skel, &a[i]);
 			*moved += !err;
 		}
@@ -413,7 +421,7 @@ int cls_detach(const char *root, const char *ifname, int hook, bool force)
 	int h, err = 0, found = 0;
 	struct pins p;
 
-	for (h = CLS_HOOK_EGRESS; h <= CLS_HOOK_XDP; h++) {
+	for (h = CLS_HOOK_EGRESS; h <= CLS_HOOK_MAX; h++) {
 		if (hook >= 0 && h != hook)
 			continue;
 		err = pin_paths(&p, root, ifname, h);
@@ -486,6 +494,9 @@ static int scan_dir(const char *root, const char *dir,
 		memset(&a, 0, sizeof(a));
 		if (pin_ifname(de->d_name, "xdp", a.ifname, sizeof(a.ifname)))
 			a.hook = CLS_HOOK_XDP;
+		else if (pin_ifname(de->d_name, "steer", a.ifname,
+				    sizeof(a.ifname)))
+			a.hook = CLS_HOOK_STEER;
 		else if (pin_ifname(de->d_name, "egress", a.ifname,
 				    sizeof(a.ifname)))
 			a.hook = CLS_HOOK_EGRESS;

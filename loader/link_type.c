@@ -104,6 +104,8 @@ int cls_link_of(int ifindex, enum cls_link *link, char *why, size_t n)
 struct bpf_program *cls_prog_for(struct classifier_bpf *skel,
 				 enum cls_hook hook, enum cls_link link)
 {
+	if (hook == CLS_HOOK_STEER)
+		return skel->progs.cls_steer;
 	if (hook == CLS_HOOK_XDP)
 		return link == CLS_LINK_L3 ? skel->progs.cls_ingress_l3
 					   : skel->progs.cls_ingress;

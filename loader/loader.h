@@ -5,6 +5,7 @@
  *   maps/<name>           the maps (survive detach and re-attach)
  *   links/egress_<dev>    tcx egress link
  *   links/xdp_<dev>       XDP link
+ *   links/steer_<dev>     XDP link of the steering program
  *   tc/egress_<dev>       program of a clsact+cls_bpf attachment (fallback)
  *   tc/qdisc_<dev>        present iff classifier created that clsact qdisc
  * (bpffs reserves '.', so a '.' in <dev> is written ':'.)
@@ -19,7 +20,15 @@
 enum cls_hook {
 	CLS_HOOK_EGRESS,
 	CLS_HOOK_XDP,
+	CLS_HOOK_STEER, /* XDP steering to CPUs (Ethernet devices only) */
+	CLS_HOOK_MAX = CLS_HOOK_STEER,
 };
+
+/* An XDP link (classifying or steering): one per device, the kernel's rule. */
+static inline bool cls_hook_is_xdp(enum cls_hook h)
+{
+	return h == CLS_HOOK_XDP || h == CLS_HOOK_STEER;
+}
 
 enum cls_egress_mode {
 	CLS_MODE_AUTO, /* tcx where the kernel has it, else clsact */

@@ -21,10 +21,11 @@
  * carry the prefix length and source, the state map; 5: the IPv6 table in
  * 4 MiB elements, the format of each generation's IPv6 table in config;
  * 6: class records with room (64-byte actions, 128-byte names), their
- * flags a 32-bit word; 7: the rates' clocks and counters (maps/history.c
- * has each one's maps).
+ * flags a 32-bit word; 7: the rates' clocks and counters; 8: steering to
+ * CPUs (queue_cpu, cpumap, steer_stats) (maps/history.c has each one's
+ * maps).
  */
-#define CLS_LAYOUT_VERSION 7
+#define CLS_LAYOUT_VERSION 8
 
 /*
  * Dense class indices; index 0 is the default class (no route matched).
@@ -298,6 +299,34 @@ struct cls_rate_counter {
 };
 
 /*
+ * Steering (xdp_tc/steer.h, cls_steer on a router's ingress device): a
+ * packet's class, looked up by destination as tc egress will, names a TX
+ * queue; queue_cpu[queue] is the CPU that owns that queue's HTB, plus one
+ * (0: not steered, the packet stays on the CPU that received it), and
+ * the packet is redirected through cpumap to it.  cpumap's entries (a
+ * queue size each) exist for the CPUs some queue names: user space
+ * writes a CPU's entry before a queue names it.
+ */
+#define CLS_STEER_QSIZE 2048
+/*
+ * steer_stats: per CPU (the CPU that ran cls_steer, which owns its slice:
+ * plain adds), one counter per queue of the packets steered toward that
+ * queue's CPU, then one per enum cls_steer_reason of the packets passed
+ * on the receiving CPU.
+ */
+enum cls_steer_reason {
+	CLS_STEER_NOT_IP = 0, /* no IP header to look up: passed */
+	CLS_STEER_NO_QUEUE,   /* the class has no queue: passed */
+	CLS_STEER_NO_CPU,     /* the queue has no CPU: passed */
+	CLS_STEER_FAILED,     /* cpumap has no entry for the CPU: passed */
+	CLS_STEER_R_MAX,
+};
+#define CLS_STEER_QUEUES (CLS_QUEUE_MAX + 1)
+#define CLS_STEER_REASON_BASE CLS_STEER_QUEUES
+#define CLS_STEER_REASON_SLOTS 8
+#define CLS_STEER_STRIDE (CLS_STEER_QUEUES + CLS_STEER_REASON_SLOTS)
+
+/*
  * The IPv4 DIR-24-8 table, a cache derived from the IPv4 trie that user
  * space writes through mmap: the inner map of table_v4's slot, an ARRAY
  * with BPF_F_MMAPABLE | BPF_F_INNER_MAP (so tables of any size fit the
@@ -518,7 +547,15 @@ typedef __u32 mbt6_elem[MBT6_PER_ELEM];
 	    CLS_MAX_CLASSES, 0, FIXED, BPF)				       \
 	/* what the rates did, CLS_RATE_STATS_STRIDE per CPU (mmap) */	       \
 	MAP(RATE_STATS, rate_stats, ARRAY, __u32, struct cls_rate_counter,     \
-	    CLS_RATE_STATS_STRIDE, BPF_F_MMAPABLE, PER_CPU, BPF)
+	    CLS_RATE_STATS_STRIDE, BPF_F_MMAPABLE, PER_CPU, BPF)	       \
+	/* steering: each TX queue's CPU + 1 (0: none) */		       \
+	MAP(QUEUE_CPU, queue_cpu, ARRAY, __u32, __u32, CLS_STEER_QUEUES, 0,    \
+	    FIXED, BPF)							       \
+	/* steering: a queue size per CPU that some queue names */	       \
+	MAP(CPUMAP, cpumap, CPUMAP, __u32, __u32, 1, 0, PER_CPU, BPF)	       \
+	/* steering: what cls_steer did, CLS_STEER_STRIDE per CPU */	       \
+	MAP(STEER_STATS, steer_stats, ARRAY, __u32, struct cls_counter,	       \
+	    CLS_STEER_STRIDE, 0, PER_CPU, BPF)
 /* clang-format on */
 
 #endif /* CLASSIFIER_ABI_H */

@@ -68,12 +68,12 @@ static void route_3to4(const void *key, const void *old, void *new)
 }
 
 /* 6: records with room (this build's types, until they change). */
-_Static_assert(CLS_LAYOUT_VERSION == 7 && sizeof(struct cls_class) == 64 &&
+_Static_assert(CLS_LAYOUT_VERSION <= 8 && sizeof(struct cls_class) == 64 &&
 		       sizeof(struct cls_class_meta) == 128 &&
 		       sizeof(struct cls_journal) == 272 &&
 		       sizeof(struct cls_sync_status) == 48 &&
 		       sizeof(struct cls_config) == 16,
-	       "layout 6's records (7's too) changed: freeze them here first");
+	       "layout 6's records (7's, 8's too) changed: freeze them here first");
 
 static void class_5to6(const void *key, const void *old, void *new)
 {
@@ -128,6 +128,10 @@ const struct cls_map_change cls_history[] = {
 	/* 7: the rates' maps, made empty (every clock full) */
 	{7, "rate_state", .added = true},
 	{7, "rate_stats", .added = true},
+	/* 8: steering to CPUs, made empty (no queue steered) */
+	{8, "queue_cpu", .added = true},
+	{8, "cpumap", .added = true},
+	{8, "steer_stats", .added = true},
 };
 /* clang-format on */
 

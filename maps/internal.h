@@ -204,4 +204,10 @@ int cls_handle_adopt(struct cls_maps *m, const char *root,
 /* Close its maps; the lock stays the caller's. */
 void cls_handle_release(struct cls_maps *m);
 
+/*
+ * n elements of size sz of the array fd, copied in batches (maps/stats.c):
+ * NULL with errno set.
+ */
+void *cls_counters_copy(int fd, size_t n, size_t sz, size_t *len);
+
 #endif

@@ -485,6 +485,22 @@ unsigned int cls_shape_queues(const struct cls_shape_dev *d);
  */
 int cls_shape_queue_pick(struct cls_maps *m, __u64 rate, unsigned int *queue);
 
+/*
+ * Steering to CPUs (maps/steer.c): the CPU that owns each TX queue, for
+ * cls_steer.  A CPU must be below the possible CPUs (-ERANGE) and online
+ * (-ENXIO).
+ */
+int cls_steer_cpu_check(const struct cls_maps *m, unsigned int cpu);
+/* Queue's CPU (cpu < 0: none); -EDOM for a queue past CLS_QUEUE_MAX. */
+int cls_steer_set(struct cls_maps *m, unsigned int queue, int cpu);
+/* Queues 0 .. queues - 1 over CPUs 0 .. cpus - 1 (q % cpus); no others. */
+int cls_steer_spread(struct cls_maps *m, unsigned int queues,
+		     unsigned int cpus);
+/* Each queue's CPU, -1 for none. */
+int cls_steer_read(const struct cls_maps *m, int cpu_of[CLS_STEER_QUEUES]);
+/* steer_stats copied: nr_cpus * CLS_STEER_STRIDE counters (caller frees). */
+int cls_steer_stats(const struct cls_maps *m, struct cls_counter **out);
+
 /* The state map: layout, counts, the change in progress, sync status. */
 int cls_state_read(struct cls_maps *m, struct cls_state *s);
 int cls_sync_status_set(struct cls_maps *m, const struct cls_sync_status *s);

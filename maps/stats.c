@@ -18,8 +18,7 @@
 /* Batches of BATCH elements: up to 512 KiB of keys and counters a call. */
 #define BATCH 16384
 
-/* n elements of size sz of the array fd, copied in batches. */
-static void *counters_copy(int fd, size_t n, size_t sz, size_t *len)
+void *cls_counters_copy(int fd, size_t n, size_t sz, size_t *len)
 {
 	char *mem = calloc(n, sz);
 	__u32 *keys = calloc(BATCH, sizeof(*keys)), out = 0, count;
@@ -60,7 +59,7 @@ static void *counters_map(int fd, size_t n, size_t sz, size_t *len)
 static void *counters(const struct cls_maps *m, enum cls_map_id id, size_t n,
 		      size_t sz, size_t *len)
 {
-	return m->read_only ? counters_copy(m->fd[id], n, sz, len)
+	return m->read_only ? cls_counters_copy(m->fd[id], n, sz, len)
 			    : counters_map(m->fd[id], n, sz, len);
 }
 

@@ -217,8 +217,8 @@ static int collect_attachments(struct cls_maps *m, struct metrics_snapshot *s)
 		snprintf(d->dev, sizeof(d->dev), "%s", a[i].ifname);
 		d->live = !a[i].defunct;
 		d->prog_id = a[i].prog_id;
-		if (a[i].hook == CLS_HOOK_XDP) {
-			d->hook = "xdp";
+		if (cls_hook_is_xdp(a[i].hook)) {
+			d->hook = a[i].hook == CLS_HOOK_STEER ? "steer" : "xdp";
 			d->mode = xdp_mode(&a[i]);
 		} else {
 			d->hook = "egress";

@@ -23,6 +23,7 @@
 #include "xdp_tc/rate.h"
 #include "xdp_tc/rated.h"
 #include "xdp_tc/action.h"
+#include "xdp_tc/steer.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -126,4 +127,14 @@ SEC("xdp")
 int cls_ingress_l3(struct xdp_md *ctx)
 {
 	return cls_ingress_run(ctx, true);
+}
+
+/*
+ * Steering to the CPU of the class's TX queue (xdp_tc/steer.h), on the
+ * ingress device of a router: Ethernet devices only.
+ */
+SEC("xdp")
+int cls_steer(struct xdp_md *ctx)
+{
+	return cls_steer_run(ctx);
 }

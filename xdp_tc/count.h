@@ -1,22 +1,32 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * Per-CPU counters in one mmapable array: CPU c owns the slice starting at
- * c * CLS_STATS_STRIDE and nobody else writes it, hence plain adds.
+ * Per-CPU counters in one array: CPU c owns the slice starting at
+ * c * stride and nobody else writes it, hence plain adds.
  */
 #ifndef CLS_COUNT_H
 #define CLS_COUNT_H
 
-static __always_inline void cls_count_slot(__u32 slot, __u64 bytes)
+/*
+ * One counter of this CPU's slice of a per-CPU counter array (stats,
+ * steer_stats) of stride entries a CPU.
+ */
+static __always_inline void cls_count_at(void *map, __u32 stride, __u32 slot,
+					 __u64 bytes)
 {
 	struct cls_counter *c;
 	__u32 idx;
 
-	idx = bpf_get_smp_processor_id() * CLS_STATS_STRIDE + slot;
-	c = bpf_map_lookup_elem(&stats, &idx);
+	idx = bpf_get_smp_processor_id() * stride + slot;
+	c = bpf_map_lookup_elem(map, &idx);
 	if (!c)
 		return;
 	c->packets += 1;
 	c->bytes += bytes;
+}
+
+static __always_inline void cls_count_slot(__u32 slot, __u64 bytes)
+{
+	cls_count_at(&stats, CLS_STATS_STRIDE, slot, bytes);
 }
 
 /* Class counters cost a cache line per packet, so they can be turned off. */

@@ -70,7 +70,7 @@ cleanup()
 	for m in $MOUNTS; do
 		umount "$m" 2>/dev/null
 	done
-	for ns in $NS_S $NS_R; do
+	for ns in $NS_S $NS_R ${NS_EXTRA:-}; do
 		ip netns del "$ns" 2>/dev/null
 	done
 	[ -n "$WORK" ] && rm -rf "$WORK"

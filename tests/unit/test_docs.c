@@ -147,6 +147,8 @@ static const char *type_name(__u32 type)
 		return "LPM_TRIE";
 	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
 		return "ARRAY_OF_MAPS";
+	case BPF_MAP_TYPE_CPUMAP:
+		return "CPUMAP";
 	}
 	return "?";
 }

@@ -29,6 +29,7 @@ struct want {
 /* clang-format off */
 #define A(l, name, size) {l, name, BPF_MAP_TYPE_ARRAY, size, 0}
 #define S(l, name, size) {l, name, BPF_MAP_TYPE_ARRAY_OF_MAPS, 4, size}
+#define CPUMAP(l, name, size) {l, name, BPF_MAP_TYPE_CPUMAP, size, 0}
 /* clang-format on */
 
 static const struct want want[] = {
@@ -61,6 +62,14 @@ static const struct want want[] = {
 	S(7, "table_v4", 8),	 S(7, "table_v6", 4U << 20),
 	A(7, "state", 512),	 A(7, "rate_state", 64),
 	A(7, "rate_stats", 32),
+
+	A(8, "config", 16),	 A(8, "classes", 64),
+	A(8, "class_meta", 128), A(8, "stats", 16),
+	S(8, "trie_v4", 4),	 S(8, "trie_v6", 4),
+	S(8, "table_v6", 4U << 20), S(8, "table_v4", 8),
+	A(8, "state", 512),	 A(8, "rate_state", 64),
+	A(8, "rate_stats", 32),	 A(8, "queue_cpu", 4),
+	CPUMAP(8, "cpumap", 4),	 A(8, "steer_stats", 16),
 };
 
 #define NR_WANT (sizeof(want) / sizeof(want[0]))

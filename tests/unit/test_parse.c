@@ -720,6 +720,30 @@ static void test_reasons_per_thread(void **state)
 			 r[1].wrong);
 }
 
+static void test_cpulist(void **state)
+{
+	static const struct {
+		const char *list;
+		unsigned int cpu;
+		int want;
+	} cases[] = {
+		{"0-1\n", 0, 1},   {"0-1\n", 1, 1}, {"0-1\n", 2, 0},
+		{"0", 0, 1},	     {"0,2-3", 1, 0},  {"0,2-3", 3, 1},
+		{"0,2-3\n", 2, 1}, {"", 0, -EINVAL}, {"\n", 0, -EINVAL},
+		{"1-0", 0, -EINVAL}, {"0,", 0, -EINVAL}, {"a", 0, -EINVAL},
+		{"0-", 0, -EINVAL}, {"0 1", 0, -EINVAL}, {"0,,1", 1, -EINVAL},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (cpulist_has(cases[i].list, cases[i].cpu) != cases[i].want)
+			fail_msg("cpulist_has(\"%s\", %u) = %d, not %d",
+				 cases[i].list, cases[i].cpu,
+				 cpulist_has(cases[i].list, cases[i].cpu),
+				 cases[i].want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -741,6 +765,7 @@ int main(void)
 		cmocka_unit_test(test_route_buf),
 		cmocka_unit_test(test_class_name),
 		cmocka_unit_test(test_reasons_per_thread),
+		cmocka_unit_test(test_cpulist),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
