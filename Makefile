@@ -225,7 +225,8 @@ $(FAULT)/classifier: $(FAULT_OBJS) $(METRICS_OBJS)
 UPGRADE_FROM := 3:93f17df3d8018df356f439d9e8077783d0443904 \
 	4:41bda311d8c646a5216d4e4727d71fb9d10df9d7:fault \
 	5:9ee4d3b960f1084d2609709dd5f3dbbb4cebbd09:fault \
-	6:81c60a10dd5f5b509ef1ced291ed263a60511f3f:fault
+	6:81c60a10dd5f5b509ef1ced291ed263a60511f3f:fault \
+	7:80ba480985b049a253ca81bc700e0b3da33e26a1:fault
 from_field = $(word $(2),$(subst :, ,$(1)))
 # $(OUTPUT)/from-N/build/classifier, .../build/fault/classifier
 from_dir = $(abspath $(OUTPUT)/from-$(call from_field,$(1),1))/build
