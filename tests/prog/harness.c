@@ -213,6 +213,45 @@ static int reset_classes(struct fix *f)
 	return 0;
 }
 
+/*
+ * What steering tests touch: queues 0-7 without a CPU, no cpumap entry,
+ * this CPU's steer counters zero.
+ */
+static int reset_steer(struct fix *f)
+{
+	struct cls_counter zc = {};
+	__u32 k, zero = 0, idx;
+	int cpu;
+
+	for (k = 0; k < 8; k++)
+		if (bpf_map_update_elem(bpf_map__fd(f->skel->maps.queue_cpu),
+					&k, &zero, BPF_ANY))
+			return -errno;
+	for (cpu = 0; cpu < f->ncpus; cpu++)
+		if (bpf_map_delete_elem(bpf_map__fd(f->skel->maps.cpumap),
+					&cpu) &&
+		    errno != ENOENT)
+			return -errno;
+	for (k = 0; k < 8 + CLS_STEER_R_MAX; k++) {
+		idx = f->cpu * CLS_STEER_STRIDE +
+		      (k < 8 ? k : CLS_STEER_REASON_BASE + k - 8);
+		if (bpf_map_update_elem(bpf_map__fd(f->skel->maps.steer_stats),
+					&idx, &zc, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+struct cls_counter steer_counter(const struct t *t, __u32 slot)
+{
+	__u32 idx = t->f->cpu * CLS_STEER_STRIDE + slot;
+	struct cls_counter c = {};
+
+	bpf_map_lookup_elem(bpf_map__fd(t->f->skel->maps.steer_stats), &idx,
+			    &c);
+	return c;
+}
+
 int fix_reset(struct fix *f)
 {
 	struct t t = {.f = f};
@@ -244,6 +283,8 @@ int fix_reset(struct fix *f)
 		err = route_add(&t, TEST_DECOY_L3_V6 "/128", TEST_DECOY_CLASS);
 	memset(f->stats, 0, f->stats_len);
 	memset(f->rate_stats, 0, f->rate_stats_len);
+	if (!err)
+		err = reset_steer(f);
 	return err;
 }
 
@@ -399,7 +440,7 @@ int mk_v4(struct t *t, struct pkt *p, const char *addr, __u8 tos)
 	const char *decoy = mk_start(t, p, PKT_ETH_P_IP);
 	int err;
 
-	if (hook_is_tc(t))
+	if (hook_by_dst(t))
 		err = pkt_ipv4(p, decoy, addr, tos);
 	else
 		err = pkt_ipv4(p, addr, decoy, tos);
@@ -412,7 +453,7 @@ int mk_v6(struct t *t, struct pkt *p, const char *addr, __u8 tclass,
 	const char *decoy = mk_start(t, p, PKT_ETH_P_IPV6);
 	int err;
 
-	if (hook_is_tc(t))
+	if (hook_by_dst(t))
 		err = pkt_ipv6(p, decoy, addr, tclass, exts, n_ext);
 	else
 		err = pkt_ipv6(p, addr, decoy, tclass, exts, n_ext);
@@ -433,6 +474,8 @@ static struct bpf_program *hook_prog(const struct t *t)
 		return t->f->skel->progs.cls_egress_l3;
 	case HOOK_XDP_L3:
 		return t->f->skel->progs.cls_ingress_l3;
+	case HOOK_STEER:
+		return t->f->skel->progs.cls_steer;
 	default:
 		return t->f->skel->progs.cls_ingress;
 	}
@@ -495,8 +538,8 @@ int run_pkt_queue(struct t *t, const struct pkt *p, struct run *r,
 	probe = queue_probe_bpf__open();
 	if (!probe)
 		return fail(t, "queue probe: open: %s", strerror(errno));
-	want = hook_is_l3(t) ? probe->progs.queue_of_egress_l3 :
-			       probe->progs.queue_of_egress;
+	want = hook_is_l3(t) ? probe->progs.queue_of_egress_l3
+			     : probe->progs.queue_of_egress;
 	bpf_object__for_each_program (prog, probe->obj)
 		bpf_program__set_autoload(prog, prog == want);
 	for (id = 0; id < CLS_NR_MAPS; id++) {
@@ -526,8 +569,8 @@ struct cls_counter counter(const struct t *t, int cpu, __u32 slot)
 
 __u32 class_slot(const struct t *t, __u32 idx)
 {
-	return (hook_is_tc(t) ? CLS_STATS_EGRESS_BASE :
-				CLS_STATS_INGRESS_BASE) +
+	return (hook_is_tc(t) ? CLS_STATS_EGRESS_BASE
+			      : CLS_STATS_INGRESS_BASE) +
 	       idx;
 }
 
@@ -550,8 +593,8 @@ __u64 class_packets(const struct t *t, int cpu)
 /* The same for the other hook. */
 __u64 other_hook_packets(const struct t *t, int cpu)
 {
-	__u32 base = hook_is_tc(t) ? CLS_STATS_INGRESS_BASE :
-				     CLS_STATS_EGRESS_BASE;
+	__u32 base =
+		hook_is_tc(t) ? CLS_STATS_INGRESS_BASE : CLS_STATS_EGRESS_BASE;
 	__u64 sum = 0;
 	__u32 i;
 

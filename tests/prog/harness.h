@@ -43,6 +43,7 @@ enum hook {
 	HOOK_XDP = 2,	 /* cls_ingress */
 	HOOK_TC_L3 = 4,	 /* cls_egress_l3 */
 	HOOK_XDP_L3 = 8, /* cls_ingress_l3 */
+	HOOK_STEER = 16, /* cls_steer: XDP, by destination */
 };
 
 /*
@@ -86,6 +87,12 @@ struct t {
 static inline bool hook_is_tc(const struct t *t)
 {
 	return t->hook & (HOOK_TC | HOOK_TC_L3);
+}
+
+/* The hooks that classify by destination. */
+static inline bool hook_by_dst(const struct t *t)
+{
+	return hook_is_tc(t) || t->hook == HOOK_STEER;
 }
 
 static inline bool hook_is_l3(const struct t *t)
@@ -152,6 +159,9 @@ struct cls_counter class_counter(const struct t *t, int cpu, __u32 idx);
 __u64 reason_packets(const struct t *t, int cpu);
 /* What class idx's rate did at this test's hook, on this CPU. */
 struct cls_rate_counter rate_counter(const struct t *t, __u32 idx);
+
+/* This CPU's steer_stats counter of slot (a queue or a reason). */
+struct cls_counter steer_counter(const struct t *t, __u32 slot);
 
 /* Records why the test failed; always returns -1. */
 int fail(struct t *t, const char *fmt, ...)

@@ -1246,6 +1246,114 @@ static int invalid_class_slot_passes_untouched(struct t *t)
 	return 0;
 }
 
+/*
+ * Steering: class 5 in queue q, whose CPU is the test's own (queue_cpu
+ * holds it + 1); with entry, cpumap has a queue for that CPU.
+ */
+static int steer_prepare(struct t *t, __u32 q, bool cpu, bool entry)
+{
+	struct cls_class cls = {.flags = CLS_F_VALID | CLS_F_QUEUE,
+				.queue = q};
+	__u32 v = t->f->cpu + 1, key = t->f->cpu, qsize = 64;
+
+	if (class_set(t, 5, &cls) || route_add(t, "192.0.2.0/24", 5) ||
+	    route_add(t, "2001:db8:5::/48", 5))
+		return -1;
+	if (cpu && bpf_map_update_elem(bpf_map__fd(t->f->skel->maps.queue_cpu),
+				       &q, &v, BPF_ANY))
+		return fail(t, "queue_cpu: %s", strerror(errno));
+	if (entry && bpf_map_update_elem(bpf_map__fd(t->f->skel->maps.cpumap),
+					 &key, &qsize, BPF_ANY))
+		return fail(t, "cpumap: %s", strerror(errno));
+	return 0;
+}
+
+/* verdict, the queue's steered count and the reason's passed count. */
+static int steer_expect(struct t *t, const struct pkt *p, int verdict,
+			__u32 q, int reason)
+{
+	struct run r;
+	__u32 k;
+
+	if (run_pkt(t, p, &r))
+		return -1;
+	CHECK(t, r.verdict == verdict, "verdict %d, want %d", r.verdict,
+	      verdict);
+	CHECK(t, r.out.len == p->len && !memcmp(r.out.buf, p->buf, p->len),
+	      "packet changed");
+	CHECK(t, steer_counter(t, q).packets == (reason < 0),
+	      "steered toward queue %u: %llu", q,
+	      (unsigned long long)steer_counter(t, q).packets);
+	CHECK(t, steer_counter(t, q).bytes == (reason < 0 ? p->len : 0),
+	      "steered bytes %llu", (unsigned long long)steer_counter(t, q).bytes);
+	for (k = 0; k < CLS_STEER_R_MAX; k++)
+		CHECK(t,
+		      steer_counter(t, CLS_STEER_REASON_BASE + k).packets ==
+			      ((int)k == reason),
+		      "passed for reason %u: %llu", k,
+		      (unsigned long long)steer_counter(
+			      t, CLS_STEER_REASON_BASE + k)
+			      .packets);
+	return 0;
+}
+
+static int steer_redirects_to_the_queues_cpu(struct t *t)
+{
+	struct pkt p;
+
+	if (steer_prepare(t, 3, true, true) || mk_v4(t, &p, "192.0.2.7", 0))
+		return -1;
+	return steer_expect(t, &p, XDP_REDIRECT, 3, -1);
+}
+
+static int steer_looks_up_by_destination_v6(struct t *t)
+{
+	struct pkt p;
+
+	if (steer_prepare(t, 2, true, true) ||
+	    mk_v6(t, &p, "2001:db8:5::9", 0, NULL, 0))
+		return -1;
+	return steer_expect(t, &p, XDP_REDIRECT, 2, -1);
+}
+
+static int steer_passes_a_class_without_queue(struct t *t)
+{
+	struct pkt p;
+
+	/* 198.51.100.0/24: no route, the default class, no queue */
+	if (steer_prepare(t, 1, true, true) || mk_v4(t, &p, "198.51.100.1", 0))
+		return -1;
+	return steer_expect(t, &p, XDP_PASS, 1, CLS_STEER_NO_QUEUE);
+}
+
+static int steer_passes_a_queue_without_cpu(struct t *t)
+{
+	struct pkt p;
+
+	if (steer_prepare(t, 1, false, true) || mk_v4(t, &p, "192.0.2.7", 0))
+		return -1;
+	return steer_expect(t, &p, XDP_PASS, 1, CLS_STEER_NO_CPU);
+}
+
+static int steer_passes_a_cpu_without_entry(struct t *t)
+{
+	struct pkt p;
+
+	if (steer_prepare(t, 1, true, false) || mk_v4(t, &p, "192.0.2.7", 0))
+		return -1;
+	return steer_expect(t, &p, XDP_PASS, 1, CLS_STEER_FAILED);
+}
+
+static int steer_passes_not_ip(struct t *t)
+{
+	struct pkt p;
+
+	if (steer_prepare(t, 1, true, true) || mk_v4(t, &p, "192.0.2.7", 0))
+		return -1;
+	p.buf[12] = 0x08, p.buf[13] = 0x06; /* ARP */
+	return steer_expect(t, &p, XDP_PASS, 1, CLS_STEER_NOT_IP);
+}
+
 static int xdp_drop(struct t *t)
 {
 	struct cls_class cls = {.flags = CLS_F_VALID | CLS_F_DROP};
@@ -1704,6 +1812,12 @@ static const struct test_case tests[] = {
 	TEST(police_counts_nothing_with_stats_off, BOTH),
 	TEST(tc_pace_departures_horizon_and_ce, HOOK_TC),
 	TEST(xdp_pace_passes, HOOK_XDP),
+	TEST(steer_redirects_to_the_queues_cpu, HOOK_STEER),
+	TEST(steer_looks_up_by_destination_v6, HOOK_STEER),
+	TEST(steer_passes_a_class_without_queue, HOOK_STEER),
+	TEST(steer_passes_a_queue_without_cpu, HOOK_STEER),
+	TEST(steer_passes_a_cpu_without_entry, HOOK_STEER),
+	TEST(steer_passes_not_ip, HOOK_STEER),
 };
 
 static const struct {
@@ -1714,6 +1828,7 @@ static const struct {
 	{HOOK_XDP, "xdp"},
 	{HOOK_TC_L3, "tc_l3"},
 	{HOOK_XDP_L3, "xdp_l3"},
+	{HOOK_STEER, "steer"},
 };
 
 /* A name that starts with a hook's ("tc_", "xdp_l3_") says it alone. */
