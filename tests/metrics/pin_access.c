@@ -48,11 +48,15 @@ static void map_pin(const char *dir, const char *name)
 	val = calloc(1, info.value_size);
 	if (!key || !val)
 		exit(2);
-	/* Arrays have element 0; a trie, or a slot, may be empty. */
+	/*
+	 * Arrays have element 0; a trie, a slot, or the cpumap entry of a
+	 * CPU no queue is steered to, may be empty.
+	 */
 	if (info.type != BPF_MAP_TYPE_LPM_TRIE)
 		check(!bpf_map_lookup_elem(fd, key, val) ||
 			      (errno == ENOENT &&
-			       info.type == BPF_MAP_TYPE_ARRAY_OF_MAPS),
+			       (info.type == BPF_MAP_TYPE_ARRAY_OF_MAPS ||
+				info.type == BPF_MAP_TYPE_CPUMAP)),
 		      "element read:", name);
 	errno = 0;
 	check(bpf_map_update_elem(fd, key, val, BPF_ANY) && errno == EPERM,
