@@ -12,6 +12,13 @@
 #include <bpf/bpf_endian.h>
 #include "maps/classifier_abi.h"
 
+/*
+ * The classes the shared maps have room for, as xdp_tc/classifier.bpf.c
+ * has it: user space binds maps made for CLS_CLASS_STEP (the registry's
+ * templates) and loads both objects so.
+ */
+const volatile __u32 cls_class_cap = CLS_CLASS_STEP;
+
 #include "xdp_tc/maps.bpf.h"
 #include "xdp_tc/parse.h"
 #include "xdp_tc/lookup.h"

@@ -85,6 +85,8 @@ int cli_maps_release(struct cli *c);
 int cli_upgrade(struct cli *c, bool quiet);
 /* Pins of an older layout, or an interrupted upgrade: upgrade them. */
 int cli_upgrade_if_needed(struct cli *c);
+/* Room for need classes in the open, locked maps (loader's cls_grow). */
+int cli_grow(struct cli *c, __u32 need);
 
 /* Class token -> index, or the one error line of the library's wording. */
 int cli_get_class(struct cli *c, const char *tok, __u32 *idx);

@@ -247,6 +247,12 @@ static int store(struct cli *c, struct cls_class_entry *e, const char *tok)
 	if (err)
 		return err;
 	err = cls_class_store(&c->maps, e);
+	/* Every index in use: room made (maps/grow.c), once. */
+	if (err == -ENOSPC && c->maps.cap < CLS_MAX_CLASSES) {
+		err = cli_grow(c, c->maps.cap + 1);
+		if (!err)
+			err = cls_class_store(&c->maps, e);
+	}
 	if (err == -ENOSPC) {
 		cli_err(c, "all %d classes are in use", CLS_MAX_CLASSES);
 		return err;
@@ -544,8 +550,7 @@ static int class_load_failed(struct cli *c, const char *file,
 			file, r->routes, pfx, gone);
 		return err;
 	case -ENOSPC:
-		cli_err(c,
-			"%s: %zu classes: more than the %d there is room for",
+		cli_err(c, "%s: %zu classes: more than the %d there can be",
 			file, f->n, CLS_MAX_CLASSES);
 		return err;
 	case -EOPNOTSUPP:
@@ -594,6 +599,8 @@ static int class_load(struct cli *c, int argc, char **argv)
 	for (size_t i = 0; !err && i < f.n; i++)
 		if (f.e[i].cls.flags & CLS_F_QUEUE)
 			err = class_queue_check_class(c, &f.e[i]);
+	if (!err && f.n > c->maps.cap)
+		err = cli_grow(c, f.n);
 	if (!err) {
 		err = cls_class_load(&c->maps, f.e, f.n, &res);
 		if (err)

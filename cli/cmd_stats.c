@@ -49,8 +49,9 @@ static void print_counter_json(struct json_writer *jw,
 		jw_end_object(jw);
 		jw_name(jw, "ingress");
 		jw_start_object(jw);
-		counter_json(jw,
-			     cls_stats_sum(m, CLS_STATS_INGRESS_BASE + w.i));
+		counter_json(
+			jw,
+			cls_stats_sum(m, CLS_STATS_INGRESS_BASE(m->cap) + w.i));
 		jw_end_object(jw);
 	}
 	if (!per_cpu)
@@ -145,10 +146,11 @@ static void stats_json(struct cli *c, const struct cls_class_entry *e,
 	for (r = 0; r < CLS_R_MAX; r++) {
 		jw_name(jw, cls_reason_name(r));
 		jw_start_object(jw);
-		print_counter_json(jw, &c->maps,
-				   (struct what){ false,
-						  CLS_STATS_REASON_BASE + r },
-				   per_cpu);
+		print_counter_json(
+			jw, &c->maps,
+			(struct what){false,
+				      CLS_STATS_REASON_BASE(c->maps.cap) + r},
+			per_cpu);
 		jw_end_object(jw);
 	}
 	jw_end_object(jw);
@@ -163,7 +165,8 @@ static bool any_ingress(const struct cls_maps *m,
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (cls_stats_sum(m, CLS_STATS_INGRESS_BASE + e[i].idx).packets)
+		if (cls_stats_sum(m, CLS_STATS_INGRESS_BASE(m->cap) + e[i].idx)
+			    .packets)
 			return true;
 	return false;
 }
@@ -172,6 +175,7 @@ static void stats_text(struct cli *c, const struct cls_class_entry *e,
 		       size_t n, bool on, bool per_cpu)
 {
 	bool split = any_ingress(&c->maps, e, n);
+	__u32 in = CLS_STATS_INGRESS_BASE(c->maps.cap);
 	char label[CLASSID_STRLEN];
 	struct cls_counter v;
 	unsigned int cpu;
@@ -191,9 +195,7 @@ static void stats_text(struct cli *c, const struct cls_class_entry *e,
 			       cls_stats_sum(&c->maps,
 					     CLS_STATS_EGRESS_BASE + e[i].idx)
 				       .packets,
-			       cls_stats_sum(&c->maps,
-					     CLS_STATS_INGRESS_BASE + e[i].idx)
-				       .packets);
+			       cls_stats_sum(&c->maps, in + e[i].idx).packets);
 		printf("\n");
 		rate_text(&c->maps, &e[i]);
 		for (cpu = 0; per_cpu && cpu < c->maps.nr_cpus; cpu++) {
@@ -206,7 +208,8 @@ static void stats_text(struct cli *c, const struct cls_class_entry *e,
 	printf("not classified by a route (no_table: the default class; the "
 	       "rest passed untouched):");
 	for (r = 0; r < CLS_R_MAX; r++) {
-		v = cls_stats_sum(&c->maps, CLS_STATS_REASON_BASE + r);
+		v = cls_stats_sum(&c->maps,
+				  CLS_STATS_REASON_BASE(c->maps.cap) + r);
 		/* A retired reason only older programs counted. */
 		if (r == CLS_R_EXT_LIMIT && !v.packets)
 			continue;

@@ -76,6 +76,7 @@ static void status_json(struct cli *c, const struct status *st,
 	jw_bool_field(jw, "stats_enabled", st->stats_on);
 	jw_uint_field(jw, "classes", st->classes);
 	jw_uint_field(jw, "max_classes", CLS_MAX_CLASSES);
+	jw_uint_field(jw, "class_room", c->maps.cap);
 	jw_uint_field(jw, "routes_v4", st->routes[0][0] + st->routes[0][1]);
 	jw_uint_field(jw, "routes_v6", st->routes[1][0] + st->routes[1][1]);
 	jw_name(jw, "routes");
@@ -147,7 +148,8 @@ static void status_text(struct cli *c, const struct status *st)
 	printf("pins     %s (layout %u)\n", c->root, st->state.layout);
 	printf("build    %016llx\n", st->build);
 	printf("stats    %s\n", st->stats_on ? "on" : "off");
-	printf("classes  %zu of %d\n", st->classes, CLS_MAX_CLASSES);
+	printf("classes  %zu (room for %u, at most %d)\n", st->classes,
+	       c->maps.cap, CLS_MAX_CLASSES);
 	printf("routes   %u v4 (%u synced), %u v6 (%u synced)\n",
 	       st->routes[0][0] + st->routes[0][1], st->routes[0][1],
 	       st->routes[1][0] + st->routes[1][1], st->routes[1][1]);

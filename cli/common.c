@@ -93,7 +93,10 @@ int cli_upgrade(struct cli *c, bool quiet)
 			cli_errno(c, err, "upgrade");
 		return err;
 	}
-	if (res.finished)
+	if (res.finished && res.from == CLS_LAYOUT_VERSION)
+		fprintf(stderr, "classifier: finished an interrupted growth "
+				"of the class maps\n");
+	else if (res.finished)
 		fprintf(stderr,
 			"classifier: finished an interrupted upgrade from "
 			"layout %d\n",
@@ -111,6 +114,29 @@ int cli_upgrade(struct cli *c, bool quiet)
 			res.moved, res.moved == 1 ? "" : "s",
 			res.moved == 1 ? "s" : "",
 			(unsigned long long)cls_build_id());
+	return 0;
+}
+
+int cli_grow(struct cli *c, __u32 need)
+{
+	size_t moved;
+	int err;
+
+	if (need > CLS_MAX_CLASSES) {
+		cli_err(c, "%u classes: more than the %d there can be", need,
+			CLS_MAX_CLASSES);
+		return -ENOSPC;
+	}
+	err = cls_grow(&c->maps, need, &moved);
+	if (err) {
+		if (*cls_open_error())
+			cli_err(c, "%s", cls_open_error());
+		else
+			cli_errno(c, err, "growing the class maps");
+		return err;
+	}
+	pr_info("room for %u classes (%zu attachment%s reloaded)\n",
+		c->maps.cap, moved, moved == 1 ? "" : "s");
 	return 0;
 }
 
@@ -175,8 +201,8 @@ int cli_maps_write(struct cli *c)
 			return cli_errno(c, err, CLS_DEFAULT_BPFFS);
 	}
 	err = cls_open(&c->maps, &o);
-	/* Any change finishes an upgrade a crash interrupted. */
-	if (err == -EINPROGRESS && !(err = cli_upgrade_if_needed(c)))
+	/* Any change finishes an upgrade (or growth) a crash interrupted. */
+	if (err == -EINPROGRESS && !(err = cli_upgrade(c, true)))
 		err = cls_open(&c->maps, &o);
 	if (err)
 		return cli_open_failed(c, err);

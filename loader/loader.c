@@ -70,6 +70,9 @@ int cls_load_fds(const int fds[CLS_NR_MAPS], struct classifier_bpf **out)
 		pr_warn("BPF map %s is not in the registry\n", stray);
 	if (!err) {
 		skel->rodata->cls_build_id = cls_build_id();
+		/* The maps' capacity, bound above from fds (reuse_fd). */
+		skel->rodata->cls_class_cap =
+			bpf_map__max_entries(skel->maps.classes);
 		err = classifier_bpf__load(skel);
 	}
 	if (err) {

@@ -100,6 +100,13 @@ struct cls_upgrade_result {
  * this build's programs; finishes an upgrade a crash interrupted.
  */
 int cls_upgrade(const struct cls_open_opts *o, struct cls_upgrade_result *res);
+/*
+ * Room for need classes in the set m holds (locked): a larger one made
+ * live as an upgrade is (maps/grow.c), every attachment running programs
+ * for it (*moved of them), m reopened on it.  0 with nothing done if m
+ * has room; -ENOSPC past CLS_MAX_CLASSES.
+ */
+int cls_grow(struct cls_maps *m, __u32 need, size_t *moved);
 
 struct cls_attachment {
 	char ifname[64];

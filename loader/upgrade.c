@@ -29,11 +29,25 @@ static int replace_with(const char *root, const int fds[CLS_NR_MAPS],
 	return err;
 }
 
+/* The set complete in staging/ on every attachment, then live. */
+static int make_live(int dir_fd, const char *root, size_t *moved)
+{
+	int fds[CLS_NR_MAPS], id, err;
+
+	err = cls_staging_fds(dir_fd, fds);
+	if (!err)
+		err = replace_with(root, fds, moved);
+	for (id = 0; id < CLS_NR_MAPS; id++)
+		if (fds[id] >= 0)
+			close(fds[id]);
+	return err ?: cls_migrate_commit(dir_fd, root);
+}
+
 static int move_layout(int dir_fd, const char *root, int from,
 		       const struct cls_open_opts *o,
 		       struct cls_upgrade_result *res)
 {
-	int fds[CLS_NR_MAPS], id, err, pending;
+	int err, pending;
 
 	pending = cls_staging_pending(dir_fd, root);
 	if (pending < 0)
@@ -61,16 +75,20 @@ static int move_layout(int dir_fd, const char *root, int from,
 		if (err)
 			return err;
 	}
-	err = cls_staging_fds(dir_fd, fds);
-	if (!err)
-		err = replace_with(root, fds, &res->moved);
-	for (id = 0; id < CLS_NR_MAPS; id++)
-		if (fds[id] >= 0)
-			close(fds[id]);
-	if (!err)
-		err = cls_migrate_commit(dir_fd, root);
+	err = make_live(dir_fd, root, &res->moved);
 	res->migrated = !err;
 	return err;
+}
+
+int cls_grow(struct cls_maps *m, __u32 need, size_t *moved)
+{
+	int err = cls_grow_stage(m, need);
+
+	*moved = 0;
+	if (err <= 0)
+		return err;
+	err = make_live(m->dir_fd, m->root, moved);
+	return err ?: cls_reopen(m);
 }
 
 int cls_upgrade(const struct cls_open_opts *opts,

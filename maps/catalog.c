@@ -15,35 +15,42 @@
 
 #include "maps/internal.h"
 
+/* Sized by the set's capacity (cls_maps.cap) when read. */
 struct cls_catalog {
 	__u32 class_gen;
+	__u32 cap;
 	size_t n;
-	struct cls_class_entry e[CLS_MAX_CLASSES]; /* valid ones, index order */
-	struct cls_class_entry *by_id[CLS_MAX_CLASSES];	  /* classid order */
-	struct cls_class_entry *by_name[CLS_MAX_CLASSES]; /* name order */
-	short pos[CLS_MAX_CLASSES]; /* index -> position in e, -1: none */
+	struct cls_class_entry *e;	  /* valid ones, index order */
+	struct cls_class_entry **by_id;	  /* classid order */
+	struct cls_class_entry **by_name; /* name order */
+	int *pos;			  /* index -> position in e, -1: none */
 };
 
-static int read_one_by_one(int fd, void *vals, size_t size)
+static int read_one_by_one(int fd, void *vals, size_t size, __u32 cap)
 {
 	__u32 i;
 
-	for (i = 0; i < CLS_MAX_CLASSES; i++)
+	for (i = 0; i < cap; i++)
 		if (bpf_map_lookup_elem(fd, &i, (char *)vals + i * size))
 			return -errno;
 	return 0;
 }
 
 /* The whole array in one or two syscalls where the kernel has batch ops. */
-static int read_array(int fd, void *vals, size_t size)
+int cls_array_read(int fd, void *vals, size_t size, __u32 cap)
 {
-	__u32 keys[CLS_MAX_CLASSES], out_batch, count = CLS_MAX_CLASSES;
+	__u32 *keys, out_batch, count = cap;
+	int err = 0;
 
-	if (!bpf_map_lookup_batch(fd, NULL, &out_batch, keys, vals, &count,
-				  NULL) ||
-	    (errno == ENOENT && count == CLS_MAX_CLASSES))
-		return 0;
-	return read_one_by_one(fd, vals, size);
+	keys = malloc(sizeof(*keys) * cap);
+	if (!keys)
+		return -ENOMEM;
+	if (bpf_map_lookup_batch(fd, NULL, &out_batch, keys, vals, &count,
+				 NULL) &&
+	    !(errno == ENOENT && count == cap))
+		err = read_one_by_one(fd, vals, size, cap);
+	free(keys);
+	return err;
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -60,6 +67,17 @@ static int cmp_name(const void *a, const void *b)
 		      (*(struct cls_class_entry *const *)b)->meta.name);
 }
 
+static void catalog_free(struct cls_catalog *c)
+{
+	if (!c)
+		return;
+	free(c->e);
+	free(c->by_id);
+	free(c->by_name);
+	free(c->pos);
+	free(c);
+}
+
 static int load(struct cls_maps *m, __u32 class_gen)
 {
 	struct cls_class_meta *meta;
@@ -69,14 +87,25 @@ static int load(struct cls_maps *m, __u32 class_gen)
 	int err;
 
 	c = calloc(1, sizeof(*c));
-	cls = calloc(CLS_MAX_CLASSES, sizeof(*cls));
-	meta = calloc(CLS_MAX_CLASSES, sizeof(*meta));
-	err = c && cls && meta ? 0 : -ENOMEM;
+	cls = calloc(m->cap, sizeof(*cls));
+	meta = calloc(m->cap, sizeof(*meta));
+	if (c) {
+		c->cap = m->cap;
+		c->e = calloc(m->cap, sizeof(*c->e));
+		c->by_id = calloc(m->cap + 1, sizeof(*c->by_id));
+		c->by_name = calloc(m->cap, sizeof(*c->by_name));
+		c->pos = calloc(m->cap, sizeof(*c->pos));
+	}
+	err = c && cls && meta && c->e && c->by_id && c->by_name && c->pos
+		      ? 0
+		      : -ENOMEM;
 	if (!err)
-		err = read_array(m->fd[CLS_M_CLASSES], cls, sizeof(*cls));
+		err = cls_array_read(m->fd[CLS_M_CLASSES], cls, sizeof(*cls),
+				     m->cap);
 	if (!err)
-		err = read_array(m->fd[CLS_M_CLASS_META], meta, sizeof(*meta));
-	for (i = 0; !err && i < CLS_MAX_CLASSES; i++) {
+		err = cls_array_read(m->fd[CLS_M_CLASS_META], meta,
+				     sizeof(*meta), m->cap);
+	for (i = 0; !err && i < m->cap; i++) {
 		struct cls_class_entry *e = &c->e[c->n];
 
 		c->pos[i] = -1;
@@ -96,7 +125,7 @@ static int load(struct cls_maps *m, __u32 class_gen)
 	free(cls);
 	free(meta);
 	if (err) {
-		free(c);
+		catalog_free(c);
 		return err;
 	}
 	qsort(c->by_id, ids, sizeof(c->by_id[0]), cmp_id);
@@ -110,7 +139,7 @@ static int load(struct cls_maps *m, __u32 class_gen)
 
 void cls_catalog_free(struct cls_maps *m)
 {
-	free(m->catalog);
+	catalog_free(m->catalog);
 	m->catalog = NULL;
 }
 
@@ -150,7 +179,7 @@ const struct cls_class_entry *cls_class_at(struct cls_maps *m, __u32 idx)
 {
 	struct cls_catalog *c;
 
-	if (idx >= CLS_MAX_CLASSES || catalog(m, &c) || c->pos[idx] < 0)
+	if (catalog(m, &c) || idx >= c->cap || c->pos[idx] < 0)
 		return NULL;
 	return &c->e[c->pos[idx]];
 }
@@ -159,7 +188,7 @@ int cls_class_get(struct cls_maps *m, __u32 idx, struct cls_class_entry *e)
 {
 	const struct cls_class_entry *found;
 
-	if (idx >= CLS_MAX_CLASSES)
+	if (idx >= m->cap)
 		return -ENOENT;
 	if (m->catalog) {
 		found = cls_class_at(m, idx);
@@ -280,7 +309,7 @@ static int free_index(const struct cls_catalog *c)
 {
 	__u32 i;
 
-	for (i = CLS_DEFAULT_CLASS + 1; i < CLS_MAX_CLASSES; i++)
+	for (i = CLS_DEFAULT_CLASS + 1; i < c->cap; i++)
 		if (c->pos[i] < 0)
 			return i;
 	return -ENOSPC;
@@ -486,7 +515,7 @@ int cls_class_recover(struct cls_maps *m, struct cls_state *s)
 	char label[CLASSID_STRLEN];
 	int err;
 
-	if (j.cls.idx >= CLS_MAX_CLASSES)
+	if (j.cls.idx >= m->cap)
 		return cls_journal_end(m, s);
 	cls_class_label(&e, label, sizeof(label));
 	err = write_class(m, s, true);

@@ -135,7 +135,7 @@ static int routes_of_gone(struct cls_maps *m, const __u8 *gone,
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
-		if (r[i].class_idx >= CLS_MAX_CLASSES || !gone[r[i].class_idx])
+		if (r[i].class_idx >= m->cap || !gone[r[i].class_idx])
 			continue;
 		if (!res->routes++)
 			res->example = r[i];
@@ -345,8 +345,8 @@ int cls_class_load(struct cls_maps *m, struct cls_class_entry *e, size_t n,
 	if (err)
 		return err;
 	ids = calloc(nold + 1, sizeof(*ids));
-	used = calloc(CLS_MAX_CLASSES, 1);
-	gone = calloc(CLS_MAX_CLASSES, 1);
+	used = calloc(m->cap, 1);
+	gone = calloc(m->cap, 1);
 	rec = calloc(n + nold + 1, sizeof(*rec));
 	if (!ids || !used || !gone || !rec) {
 		err = -ENOMEM;
@@ -386,9 +386,9 @@ int cls_class_load(struct cls_maps *m, struct cls_class_entry *e, size_t n,
 			break;
 		}
 		if (e[i].idx == CLS_CLASS_NEW) {
-			while (next < CLS_MAX_CLASSES && used[next])
+			while (next < m->cap && used[next])
 				next++;
-			if (next == CLS_MAX_CLASSES) {
+			if (next == m->cap) {
 				err = -ENOSPC;
 				break;
 			}

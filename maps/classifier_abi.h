@@ -22,19 +22,26 @@
  * 4 MiB elements, the format of each generation's IPv6 table in config;
  * 6: class records with room (64-byte actions, 128-byte names), their
  * flags a 32-bit word; 7: the rates' clocks and counters; 8: steering to
- * CPUs (queue_cpu, cpumap, steer_stats) (maps/history.c has each one's
- * maps).
+ * CPUs (queue_cpu, cpumap, steer_stats), the class maps and counters
+ * sized by the classes (maps/history.c has each one's maps).
  */
 #define CLS_LAYOUT_VERSION 8
 
 /*
  * Dense class indices; index 0 is the default class (no route matched).
- * CLS_MAX_CLASSES is how many the maps have room for; every encoding of
- * an index (route values, the tables' leaves) holds CLS_CLASS_BITS.
+ * Every encoding of an index (route values, the tables' leaves) holds
+ * CLS_CLASS_BITS, so CLS_MAX_CLASSES is the most classes there can be.
+ * The maps indexed by class have room for the set's capacity (the
+ * classes map's size, "cap" below): CLS_CLASS_STEP at first, doubled
+ * (maps/grow.c) when a class needs room past it, so a host pays for at
+ * most twice the classes it has, at least CLS_CLASS_STEP, and a set grows
+ * at most log2(CLS_MAX_CLASSES / CLS_CLASS_STEP) = 14 times.  The
+ * programs are loaded for one capacity (cls_class_cap in their .rodata).
  */
-#define CLS_MAX_CLASSES 4096
 #define CLS_CLASS_BITS	  20
 #define CLS_CLASS_LIMIT	  (1U << CLS_CLASS_BITS)
+#define CLS_MAX_CLASSES	  CLS_CLASS_LIMIT
+#define CLS_CLASS_STEP	  64
 #define CLS_DEFAULT_CLASS 0
 #define CLS_NAME_MAX 32
 
@@ -252,16 +259,16 @@ enum cls_reason {
 #define CLS_REASON_SLOTS 16
 
 /*
- * stats: one BPF_F_MMAPABLE ARRAY of nr_cpus * CLS_STATS_STRIDE counters.
- * CPU c owns entries [c * CLS_STATS_STRIDE, (c + 1) * CLS_STATS_STRIDE):
+ * stats: one BPF_F_MMAPABLE ARRAY of nr_cpus * CLS_STATS_STRIDE(cap)
+ * counters.  CPU c owns entries [c * stride, (c + 1) * stride): the cap
  * classes as tc egress counted them, then as XDP ingress counted them,
  * then one slot per cls_reason.  Only CPU c writes its slice, so the data
- * path uses plain adds.
+ * path uses plain adds.  A layout 7 set is one of cap 4096.
  */
 #define CLS_STATS_EGRESS_BASE 0
-#define CLS_STATS_INGRESS_BASE CLS_MAX_CLASSES
-#define CLS_STATS_REASON_BASE (2 * CLS_MAX_CLASSES)
-#define CLS_STATS_STRIDE (2 * CLS_MAX_CLASSES + CLS_REASON_SLOTS)
+#define CLS_STATS_INGRESS_BASE(cap) (cap)
+#define CLS_STATS_REASON_BASE(cap)  (2 * (cap))
+#define CLS_STATS_STRIDE(cap)	    (2 * (cap) + CLS_REASON_SLOTS)
 
 struct cls_counter {
 	__u64 packets;
@@ -284,13 +291,13 @@ struct cls_rate_state {
 
 /*
  * rate_stats: what the rates did, per CPU like stats (one
- * BPF_F_MMAPABLE ARRAY of nr_cpus * CLS_RATE_STATS_STRIDE; CPU c owns
- * its slice, plain adds): egress classes, then ingress classes.
+ * BPF_F_MMAPABLE ARRAY of nr_cpus * CLS_RATE_STATS_STRIDE(cap); CPU c
+ * owns its slice, plain adds): egress classes, then ingress classes.
  * passed: within the rate (paced: sent, delayed or not); dropped: over
  * the rate (police) or past the horizon (pace); delayed: given a later
  * departure; marked: over the rate and remarked (police), or CE (pace).
  */
-#define CLS_RATE_STATS_STRIDE (2 * CLS_MAX_CLASSES)
+#define CLS_RATE_STATS_STRIDE(cap) (2 * (cap))
 struct cls_rate_counter {
 	__u64 passed;
 	__u64 dropped;
@@ -507,7 +514,9 @@ typedef __u32 mbt6_elem[MBT6_PER_ELEM];
  * (cls_config.gen), holding maps of the shape given; the programs use it.
  * size: FIXED (entries, exactly), PER_CPU (entries for each possible
  * CPU), BY_NEED (the maker chooses; entries is only the BPF object's
- * template).  users: BPF (the programs read or write it) or USER (user
+ * template; the maps indexed by class are made for the set's capacity,
+ * maps/registry.c's cls_class_entries(), their template for
+ * CLS_CLASS_STEP).  users: BPF (the programs read or write it) or USER (user
  * space only).  kind: TRUTH, or CACHE (derived from the other maps, so
  * the library may rebuild it: the lookup tables).
  * Adding or changing a map is a new layout (maps/history.c).
@@ -517,14 +526,14 @@ typedef __u32 mbt6_elem[MBT6_PER_ELEM];
 	/* stats on/off, layout, generation, each slot's IPv6 table format */ \
 	MAP(CONFIG, config, ARRAY, __u32, struct cls_config, 1, 0, FIXED, BPF) \
 	/* each class index's action */					       \
-	MAP(CLASSES, classes, ARRAY, __u32, struct cls_class, CLS_MAX_CLASSES, \
-	    0, FIXED, BPF)						       \
+	MAP(CLASSES, classes, ARRAY, __u32, struct cls_class, CLS_CLASS_STEP,  \
+	    0, BY_NEED, BPF)						       \
 	/* names: in BPF memory so the CLI stays stateless */		       \
 	MAP(CLASS_META, class_meta, ARRAY, __u32, struct cls_class_meta,       \
-	    CLS_MAX_CLASSES, 0, FIXED, USER)				       \
-	/* CLS_STATS_STRIDE counters per CPU, read through mmap */	       \
-	MAP(STATS, stats, ARRAY, __u32, struct cls_counter, CLS_STATS_STRIDE,  \
-	    BPF_F_MMAPABLE, PER_CPU, BPF)				       \
+	    CLS_CLASS_STEP, 0, BY_NEED, USER)				       \
+	/* CLS_STATS_STRIDE(cap) counters per CPU, read through mmap */	       \
+	MAP(STATS, stats, ARRAY, __u32, struct cls_counter,		       \
+	    CLS_STATS_STRIDE(CLS_CLASS_STEP), BPF_F_MMAPABLE, BY_NEED, BPF)    \
 	/* the routes: one LPM trie per generation */			       \
 	SLOTS(TRIE_V4, trie_v4, LPM_TRIE, struct cls_v4_key, __u32,	       \
 	      CLS_MAX_ROUTES_V4, BPF_F_NO_PREALLOC, FIXED, TRUTH)	       \
@@ -544,10 +553,11 @@ typedef __u32 mbt6_elem[MBT6_PER_ELEM];
 	MAP(STATE, state, ARRAY, __u32, struct cls_state, 1, 0, FIXED, USER)   \
 	/* the rated classes' clocks, a line per class */		       \
 	MAP(RATE_STATE, rate_state, ARRAY, __u32, struct cls_rate_state,       \
-	    CLS_MAX_CLASSES, 0, FIXED, BPF)				       \
-	/* what the rates did, CLS_RATE_STATS_STRIDE per CPU (mmap) */	       \
+	    CLS_CLASS_STEP, 0, BY_NEED, BPF)				       \
+	/* what the rates did, CLS_RATE_STATS_STRIDE(cap) per CPU (mmap) */    \
 	MAP(RATE_STATS, rate_stats, ARRAY, __u32, struct cls_rate_counter,     \
-	    CLS_RATE_STATS_STRIDE, BPF_F_MMAPABLE, PER_CPU, BPF)	       \
+	    CLS_RATE_STATS_STRIDE(CLS_CLASS_STEP), BPF_F_MMAPABLE, BY_NEED,    \
+	    BPF)							       \
 	/* steering: each TX queue's CPU + 1 (0: none) */		       \
 	MAP(QUEUE_CPU, queue_cpu, ARRAY, __u32, __u32, CLS_STEER_QUEUES, 0,    \
 	    FIXED, BPF)							       \

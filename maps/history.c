@@ -121,9 +121,9 @@ const struct cls_map_change cls_history[] = {
 	    TABLE("cls_table_v6", BPF_F_INNER_MAP))},
 	/* 6: records with room; names widened, their room zero */
 	{6, "classes", .before = SHAPE("classes", ARRAY, 4,
-	    sizeof(struct v5_class), CLS_MAX_CLASSES), .value = class_5to6},
+	    sizeof(struct v5_class), CLS_CLASSES_BEFORE_8), .value = class_5to6},
 	{6, "class_meta", .before = SHAPE("class_meta", ARRAY, 4,
-	    CLS_NAME_MAX, CLS_MAX_CLASSES)},
+	    CLS_NAME_MAX, CLS_CLASSES_BEFORE_8)},
 	{6, "state", .value = state_5to6},
 	/* 7: the rates' maps, made empty (every clock full) */
 	{7, "rate_state", .added = true},
@@ -132,6 +132,11 @@ const struct cls_map_change cls_history[] = {
 	{8, "queue_cpu", .added = true},
 	{8, "cpumap", .added = true},
 	{8, "steer_stats", .added = true},
+	/*
+	 * 8: also the maps indexed by class sized by the set's capacity, no
+	 * longer 4096 (maps/grow.c): a layout 7 set is one with room for
+	 * 4096 classes, every map carried as it is.
+	 */
 };
 /* clang-format on */
 

@@ -49,6 +49,10 @@ int cls_slot_set(struct cls_maps *m, enum cls_slotted s, __u32 gen, int fd);
 int cls_slot_clear(struct cls_maps *m, enum cls_slotted s, __u32 gen);
 /* Return once no BPF program still runs with what it read before. */
 int cls_wait_for_programs(struct cls_maps *m);
+/* The room for classes of every layout before 8 (maps/history.c). */
+#define CLS_CLASSES_BEFORE_8 4096
+/* cap elements of ARRAY fd into vals (size bytes each), batched. */
+int cls_array_read(int fd, void *vals, size_t size, __u32 cap);
 
 /* An IPv4 prefix's address in host byte order. */
 static inline __u32 cls_prefix_v4(const struct cls_prefix *p)

@@ -177,10 +177,15 @@ static int staged_upgrade(int dir_fd, __u32 *from)
 
 int cls_layout_settle(int dir_fd, const char *root)
 {
-	__u32 from;
+	__u32 from = 0;
 	int err;
 
-	if (staged_upgrade(dir_fd, &from)) {
+	if (staged_upgrade(dir_fd, &from) && from == CLS_LAYOUT_VERSION) {
+		cls_set_error("%s: growing the class maps was interrupted: "
+			      "run 'classifier upgrade' to finish it",
+			      root);
+		return -EINPROGRESS;
+	} else if (from) {
 		cls_set_error("%s: an upgrade from layout %u was "
 			      "interrupted: run 'classifier upgrade' "
 			      "to finish it",
@@ -238,7 +243,10 @@ static int new_maps(struct cls_maps *m)
 	int id, err = 0;
 
 	for (id = 0; id < CLS_NR_MAPS && !err; id++) {
-		m->fd[id] = cls_map_create(&cls_map_specs[id], 0);
+		m->fd[id] = cls_map_create(
+			&cls_map_specs[id],
+			cls_class_entries(id, CLS_CLASS_STEP,
+					  libbpf_num_possible_cpus()));
 		if (m->fd[id] < 0)
 			err = m->fd[id];
 	}

@@ -70,6 +70,11 @@ const struct cls_map_spec *cls_slot_spec(enum cls_slotted s);
  */
 int cls_map_create(const struct cls_map_spec *s, __u32 entries);
 /*
+ * The entries of map id in a set with room for cap classes, for cpus
+ * CPUs (1: a per-CPU map's one slice); 0 for a map not indexed by class.
+ */
+__u32 cls_class_entries(enum cls_map_id id, __u32 cap, unsigned int cpus);
+/*
  * 0 if fd is a map of that shape (*entries, if asked: its max_entries);
  * -EUCLEAN with why filled when it is not.
  */
@@ -116,6 +121,7 @@ struct cls_maps {
 	bool read_only; /* fds opened BPF_F_RDONLY (cls_open_opts) */
 	int fd[CLS_NR_MAPS];
 	unsigned int nr_cpus;
+	__u32 cap; /* classes the class-indexed maps have room for */
 	/* The live generation's inner maps, looked up on first use. */
 	__u32 gen;
 	bool gen_known;
@@ -210,6 +216,17 @@ int cls_layout_of(const char *root);
 int cls_migrate_stage(int dir_fd, const char *root, int from,
 		      const struct cls_open_opts *o);
 int cls_staging_fds(int dir_fd, int fds[CLS_NR_MAPS]);
+/*
+ * Room for need classes (maps/grow.c): the capacity a set of need
+ * classes gets (CLS_CLASS_STEP doubled, at most CLS_MAX_CLASSES); the
+ * grown set of the locked m staged as an upgrade to this layout is
+ * (1; 0: m has room already; -ENOSPC: need is past CLS_MAX_CLASSES).
+ * The loader's cls_grow() makes it live.
+ */
+__u32 cls_cap_for(__u32 need);
+int cls_grow_stage(struct cls_maps *m, __u32 need);
+/* The live pins opened again in m (locked: the lock kept). */
+int cls_reopen(struct cls_maps *m);
 int cls_migrate_commit(int dir_fd, const char *root);
 /*
  * The layout of a complete upgrade staging/ holds (this build's, or an

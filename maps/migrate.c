@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "maps/layout.h"
 
@@ -119,8 +120,11 @@ static int move_map(int maps_fd, const char *root, int from, enum cls_map_id id)
 	int old;
 
 	cls_map_past(id, from, &p);
+	/* A map indexed by class made new: for the old set's room. */
 	if (p.added)
-		return cls_map_create(s, 0);
+		return cls_map_create(
+			s, cls_class_entries(id, CLS_CLASSES_BEFORE_8,
+					     libbpf_num_possible_cpus()));
 	old = cls_pin_open(maps_fd, p.name);
 	if (old < 0)
 		cls_set_error("%s/maps/%s: %s (layout %d)", root, p.name,

@@ -178,6 +178,50 @@ static int check_pin(struct cls_maps *m, enum cls_map_id id)
 	/* The per-CPU maps' slices: as many as they have room for. */
 	if (s->size == CLS_SIZE_PER_CPU)
 		m->nr_cpus = entries / s->max_entries;
+	if (id == CLS_M_CLASSES)
+		m->cap = entries;
+	return 0;
+}
+
+/*
+ * The maps indexed by class agree on one capacity, the classes map's:
+ * each of its size for that capacity, the counters' for as many CPUs as
+ * they have slices (at least every possible CPU).
+ */
+static int check_cap(struct cls_maps *m)
+{
+	__u32 entries, want;
+	char why[256];
+	bool per_cpu;
+	int id;
+
+	if (!m->cap || m->cap > CLS_MAX_CLASSES) {
+		cls_set_error("%s/maps/classes: room for %u classes, not 1 to "
+			      "%u: refusing",
+			      m->root, m->cap, CLS_MAX_CLASSES);
+		return -EUCLEAN;
+	}
+	m->nr_cpus = 0;
+	for (id = 0; id < CLS_NR_MAPS; id++) {
+		want = cls_class_entries(id, m->cap, 1);
+		if (!want || cls_map_check(m->fd[id], &cls_map_specs[id],
+					   &entries, why, sizeof(why)))
+			continue;
+		per_cpu = want != m->cap;
+		if (per_cpu && !m->nr_cpus && !(entries % want))
+			m->nr_cpus = entries / want;
+		if (per_cpu)
+			want *= m->nr_cpus;
+		if (entries != want ||
+		    (per_cpu &&
+		     m->nr_cpus < (unsigned int)libbpf_num_possible_cpus())) {
+			cls_set_error("%s/maps/%s: %u entries, not %u for %u "
+				      "classes: refusing",
+				      m->root, cls_map_specs[id].name, entries,
+				      want, m->cap);
+			return -EUCLEAN;
+		}
+	}
 	return 0;
 }
 
@@ -263,7 +307,7 @@ static int open_pins(struct cls_maps *m, int maps_fd)
 		}
 		err = check_pin(m, id);
 	}
-	return err ? err : check_state(m);
+	return err ?: check_cap(m) ?: check_state(m);
 }
 
 static void close_fds(struct cls_maps *m)
@@ -361,6 +405,36 @@ static int make_root(const char *root, const char *bpffs)
 	return err;
 }
 
+/*
+ * What a crash left in staging/ settled: a half-built set (a growth or
+ * an upgrade before its record) dropped, which the user is told of
+ * (the state map's shape is every layout's since 4).
+ */
+static int settle(struct cls_maps *m)
+{
+	int fd = cls_pin_open(m->dir_fd, "maps/state"), st, err;
+	struct cls_state s;
+	__u32 zero = 0;
+
+	/* After the exchange staging/ holds the old set: recovery says. */
+	if (fd >= 0 && !bpf_map_lookup_elem(fd, &zero, &s) &&
+	    s.journal.op == CLS_OP_MIGRATE) {
+		close(fd);
+		fd = -1;
+	} else if (fd >= 0) {
+		close(fd);
+		fd = 0;
+	}
+	st = fd < 0 ? -1 : cls_dir_open(m->dir_fd, "staging");
+	if (st >= 0)
+		close(st);
+	err = cls_layout_settle(m->dir_fd, m->root);
+	if (!err && st >= 0)
+		cls_notify(m, "rolled back an interrupted growth or upgrade "
+			      "(its half-built staging/ dropped)");
+	return err;
+}
+
 int cls_open(struct cls_maps *m, const struct cls_open_opts *o)
 {
 	const char *bpffs = o->bpffs ? o->bpffs : CLS_DEFAULT_BPFFS;
@@ -390,7 +464,7 @@ int cls_open(struct cls_maps *m, const struct cls_open_opts *o)
 		m->locked = !err;
 	}
 	if (!err && o->write)
-		err = cls_layout_settle(m->dir_fd, m->root);
+		err = settle(m);
 	if (!err) {
 		maps_fd = cls_dir_open(m->dir_fd, "maps");
 		if (maps_fd == -ENOENT && o->write) {
@@ -433,8 +507,23 @@ int cls_handle_adopt(struct cls_maps *m, const char *root,
 	}
 	for (id = 0; id < CLS_NR_MAPS && !err; id++)
 		err = check_pin(m, id);
+	if (!err)
+		err = check_cap(m);
 	if (err)
 		cls_handle_release(m);
+	return err;
+}
+
+int cls_reopen(struct cls_maps *m)
+{
+	int maps_fd, err;
+
+	close_fds(m);
+	maps_fd = cls_dir_open(m->dir_fd, "maps");
+	if (maps_fd < 0)
+		return maps_fd;
+	err = open_pins(m, maps_fd);
+	close(maps_fd);
 	return err;
 }
 

@@ -15,7 +15,12 @@ static int migrate_recover(struct cls_maps *m, struct cls_state *s)
 	const struct cls_journal j = s->journal; /* ending it clears it */
 	int err = cls_journal_end(m, s);
 
-	if (!err)
+	if (!err && j.migrate.from == CLS_LAYOUT_VERSION)
+		cls_notify(m,
+			   "finished an interrupted growth of the class maps "
+			   "(pid %u)",
+			   j.pid);
+	else if (!err)
 		cls_notify(m, "finished an interrupted upgrade from layout %u (pid %u)",
 			   j.migrate.from, j.pid);
 	return err;

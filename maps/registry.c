@@ -77,6 +77,22 @@ static __u32 entries_of(const struct cls_map_spec *s, __u32 entries)
 	}
 }
 
+__u32 cls_class_entries(enum cls_map_id id, __u32 cap, unsigned int cpus)
+{
+	switch (id) {
+	case CLS_M_CLASSES:
+	case CLS_M_CLASS_META:
+	case CLS_M_RATE_STATE:
+		return cap;
+	case CLS_M_STATS:
+		return CLS_STATS_STRIDE(cap) * cpus;
+	case CLS_M_RATE_STATS:
+		return CLS_RATE_STATS_STRIDE(cap) * cpus;
+	default:
+		return 0;
+	}
+}
+
 int cls_map_create(const struct cls_map_spec *s, __u32 entries)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = s->flags);
@@ -161,7 +177,11 @@ int cls_bind_maps(struct bpf_object *obj, const int fds[CLS_NR_MAPS],
 		map = bpf_object__find_map_by_name(obj, cls_map_specs[id].name);
 		fd = !map  ? -ENOENT
 		     : fds ? fds[id]
-			   : cls_map_create(&cls_map_specs[id], 0);
+			   : cls_map_create(
+				     &cls_map_specs[id],
+				     cls_class_entries(
+					     id, CLS_CLASS_STEP,
+					     libbpf_num_possible_cpus()));
 		err = fd < 0 ? fd : bpf_map__reuse_fd(map, fd);
 		if (!fds && fd >= 0)
 			close(fd);

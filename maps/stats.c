@@ -67,13 +67,14 @@ int cls_stats_map(struct cls_maps *m)
 {
 	if (m->stats_mem)
 		return 0;
-	m->rate_stats_mem = counters(
-		m, CLS_M_RATE_STATS, (size_t)m->nr_cpus * CLS_RATE_STATS_STRIDE,
-		sizeof(struct cls_rate_counter), &m->rate_stats_len);
+	m->rate_stats_mem =
+		counters(m, CLS_M_RATE_STATS,
+			 (size_t)m->nr_cpus * CLS_RATE_STATS_STRIDE(m->cap),
+			 sizeof(struct cls_rate_counter), &m->rate_stats_len);
 	if (!m->rate_stats_mem)
 		return -errno;
 	m->stats_mem = counters(m, CLS_M_STATS,
-				(size_t)m->nr_cpus * CLS_STATS_STRIDE,
+				(size_t)m->nr_cpus * CLS_STATS_STRIDE(m->cap),
 				sizeof(struct cls_counter), &m->stats_len);
 	return m->stats_mem ? 0 : -errno;
 }
@@ -86,8 +87,9 @@ struct cls_rate_counter cls_rate_stats_sum(const struct cls_maps *m,
 	unsigned int cpu;
 
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
-		c = &m->rate_stats_mem[(size_t)cpu * CLS_RATE_STATS_STRIDE +
-				       hook * CLS_MAX_CLASSES + idx];
+		c = &m->rate_stats_mem[(size_t)cpu *
+					       CLS_RATE_STATS_STRIDE(m->cap) +
+				       hook * m->cap + idx];
 		sum.passed += c->passed;
 		sum.dropped += c->dropped;
 		sum.delayed += c->delayed;
@@ -100,7 +102,7 @@ struct cls_counter cls_stats_cpu(const struct cls_maps *m, unsigned int cpu,
 				 __u32 slot)
 {
 	const volatile struct cls_counter *c =
-		&m->stats_mem[(size_t)cpu * CLS_STATS_STRIDE + slot];
+		&m->stats_mem[(size_t)cpu * CLS_STATS_STRIDE(m->cap) + slot];
 	struct cls_counter v = { .packets = c->packets, .bytes = c->bytes };
 
 	return v;
@@ -112,7 +114,7 @@ struct cls_counter cls_stats_class_cpu(const struct cls_maps *m,
 	struct cls_counter e, i;
 
 	e = cls_stats_cpu(m, cpu, CLS_STATS_EGRESS_BASE + idx);
-	i = cls_stats_cpu(m, cpu, CLS_STATS_INGRESS_BASE + idx);
+	i = cls_stats_cpu(m, cpu, CLS_STATS_INGRESS_BASE(m->cap) + idx);
 	e.packets += i.packets;
 	e.bytes += i.bytes;
 	return e;
@@ -134,7 +136,8 @@ struct cls_counter cls_stats_sum(const struct cls_maps *m, __u32 slot)
 struct cls_counter cls_stats_class_sum(const struct cls_maps *m, __u32 idx)
 {
 	struct cls_counter e = cls_stats_sum(m, CLS_STATS_EGRESS_BASE + idx);
-	struct cls_counter i = cls_stats_sum(m, CLS_STATS_INGRESS_BASE + idx);
+	struct cls_counter i =
+		cls_stats_sum(m, CLS_STATS_INGRESS_BASE(m->cap) + idx);
 
 	e.packets += i.packets;
 	e.bytes += i.bytes;

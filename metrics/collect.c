@@ -46,8 +46,11 @@ static int collect_classes(struct cls_maps *m, struct metrics_snapshot *s)
 	int err;
 
 	err = cls_classes(m, &e, &n);
+	if (!err)
+		err = metrics_snapshot_reserve_classes(s, n);
 	if (err)
 		return err;
+	s->class_room = m->cap;
 	for (i = 0; i < n; i++) {
 		c = &s->classes[i];
 		c->idx = e[i].idx;
@@ -55,8 +58,8 @@ static int collect_classes(struct cls_maps *m, struct metrics_snapshot *s)
 		memcpy(c->name, e[i].meta.name, sizeof(c->name));
 		c->dir[METRICS_EGRESS] =
 			cls_stats_sum(m, CLS_STATS_EGRESS_BASE + e[i].idx);
-		c->dir[METRICS_INGRESS] =
-			cls_stats_sum(m, CLS_STATS_INGRESS_BASE + e[i].idx);
+		c->dir[METRICS_INGRESS] = cls_stats_sum(
+			m, CLS_STATS_INGRESS_BASE(m->cap) + e[i].idx);
 		c->rate_kind = e[i].cls.flags & CLS_F_PACE     ? "pace"
 			       : e[i].cls.flags & CLS_F_POLICE ? "police"
 							       : NULL;
@@ -78,7 +81,7 @@ static void collect_reasons(struct cls_maps *m, struct metrics_snapshot *s)
 	for (r = 0; r < CLS_R_MAX; r++) {
 		s->unclassified[r].name = cls_reason_name(r);
 		s->unclassified[r].count =
-			cls_stats_sum(m, CLS_STATS_REASON_BASE + r);
+			cls_stats_sum(m, CLS_STATS_REASON_BASE(m->cap) + r);
 	}
 }
 

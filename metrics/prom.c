@@ -248,7 +248,8 @@ static void write_classes(struct out *o, const struct metrics_snapshot *s)
 	single(o, "classifier_classes", "gauge",
 	       "Classes defined, the default class included.", s->nr_classes);
 	single(o, "classifier_classes_max", "gauge",
-	       "Classes the maps have room for.", CLS_MAX_CLASSES);
+	       "Classes the maps have room for (they grow as classes need).",
+	       s->class_room);
 	write_class_counter(
 		o, s, "classifier_class_packets_total",
 		"Packets put in the class, by direction "

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The snapshot's storage: classes sized once, attachments as they come. */
+/* The snapshot's storage: classes and attachments as they come. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +9,23 @@
 int metrics_snapshot_init(struct metrics_snapshot *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->classes = calloc(CLS_MAX_CLASSES, sizeof(*s->classes));
-	return s->classes ? 0 : -ENOMEM;
+	return metrics_snapshot_reserve_classes(s, 1);
+}
+
+/* Grown to what the classes need, never shrunk: a view reads many. */
+int metrics_snapshot_reserve_classes(struct metrics_snapshot *s, size_t n)
+{
+	struct metrics_class *c;
+
+	if (n <= s->class_cap)
+		return 0;
+	c = realloc(s->classes, n * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	memset(c + s->class_cap, 0, (n - s->class_cap) * sizeof(*c));
+	s->classes = c;
+	s->class_cap = n;
+	return 0;
 }
 
 void metrics_snapshot_free(struct metrics_snapshot *s)

@@ -92,8 +92,9 @@ struct metrics_sync {
 struct metrics_snapshot {
 	/* the counters and their names */
 	bool stats_on;
-	struct metrics_class *classes; /* CLS_MAX_CLASSES allocated */
-	size_t nr_classes;
+	struct metrics_class *classes; /* class_cap allocated */
+	size_t nr_classes, class_cap;
+	__u32 class_room; /* classes the maps have room for (cls_maps.cap) */
 	struct metrics_reason unclassified[CLS_R_MAX];
 	unsigned int nr_cpus;
 
@@ -124,8 +125,10 @@ struct metrics_snapshot {
 	__u64 collect_ns; /* how long reading took */
 };
 
-/* One snapshot whose class array holds CLS_MAX_CLASSES; -ENOMEM. */
+/* One empty snapshot; -ENOMEM. */
 int metrics_snapshot_init(struct metrics_snapshot *s);
+/* Room for n classes; -ENOMEM. */
+int metrics_snapshot_reserve_classes(struct metrics_snapshot *s, size_t n);
 void metrics_snapshot_free(struct metrics_snapshot *s);
 /* Room for n attachments (and as many programs); -ENOMEM. */
 int metrics_snapshot_reserve_att(struct metrics_snapshot *s, size_t n);

@@ -233,7 +233,8 @@ struct view {
 	int cur; /* snap[cur] is the newest read */
 	unsigned long reads;
 	__u64 read_at[2];
-	struct rate_row *rows;
+	struct rate_row *rows; /* nr_rows: grown to the classes read */
+	size_t nr_rows;
 	struct watch_frame frame;
 };
 
@@ -274,6 +275,16 @@ static int sample(struct view *v, const struct metrics_source *src)
 	err = src->read(src->ctx, cur);
 	if (err)
 		return err;
+	if (cur->nr_classes > v->nr_rows) {
+		struct rate_row *r =
+			realloc(v->rows, cur->nr_classes * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		v->rows = r;
+		v->nr_rows = cur->nr_classes;
+		v->frame.rows = r;
+	}
 	v->read_at[next] = mono_ns();
 	v->frame.dt_ns = prev ? v->read_at[next] - v->read_at[v->cur] : 0;
 	rates_compute(prev, cur, v->frame.dt_ns, v->frame.sort, v->rows);
@@ -382,9 +393,7 @@ static int view_init(struct view *v, const struct watch_opts *o)
 	v->term.keys = !v->json && isatty(STDIN_FILENO);
 	v->frame.interval_ms = o->interval_ms ?: WATCH_INTERVAL_MS;
 	v->frame.sort = RATE_BY_BITS;
-	v->rows = calloc(CLS_MAX_CLASSES, sizeof(*v->rows));
-	v->frame.rows = v->rows;
-	err = v->rows ? metrics_snapshot_init(&v->snap[0]) : -ENOMEM;
+	err = metrics_snapshot_init(&v->snap[0]);
 	if (!err)
 		err = metrics_snapshot_init(&v->snap[1]);
 	return err;

@@ -16,6 +16,21 @@
 #include <bpf/bpf_endian.h>
 #include "maps/classifier_abi.h"
 
+/*
+ * Which build of this program runs: the loader writes a hash of the BPF
+ * object here before loading, and `classifier status` reads it back from
+ * an attached program's .rodata map (at offset 0: defined first).
+ */
+const volatile __u64 cls_build_id = 0;
+
+/*
+ * The classes the maps bound to this program have room for: the loader
+ * writes the classes map's size here before loading, so the counters'
+ * stride is a constant the verifier knows.  A set that grows gets
+ * programs loaded for its new size (maps/grow.c).
+ */
+const volatile __u32 cls_class_cap = CLS_CLASS_STEP;
+
 #include "xdp_tc/maps.bpf.h"
 #include "xdp_tc/parse.h"
 #include "xdp_tc/lookup.h"
@@ -26,14 +41,6 @@
 #include "xdp_tc/steer.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-/*
- * Which build of this program runs: the loader writes a hash of the BPF
- * object here before loading, and `classifier status` reads it back from
- * an attached program's .rodata map (where it is the only variable, at
- * offset 0).
- */
-const volatile __u64 cls_build_id = 0;
 
 /*
  * Looks up the class, counting NO_TABLE and the class itself in the
@@ -98,7 +105,7 @@ static __always_inline int cls_ingress_run(struct xdp_md *ctx, bool l3)
 		cls_count_reason(pkt.reason, len);
 		return XDP_PASS;
 	}
-	idx = cls_classify(&pkt, len, CLS_STATS_INGRESS_BASE);
+	idx = cls_classify(&pkt, len, CLS_STATS_INGRESS_BASE(cls_class_cap));
 	cls = bpf_map_lookup_elem(&classes, &idx);
 	return cls_apply_xdp(cls, idx, len);
 }

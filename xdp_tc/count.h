@@ -26,7 +26,7 @@ static __always_inline void cls_count_at(void *map, __u32 stride, __u32 slot,
 
 static __always_inline void cls_count_slot(__u32 slot, __u64 bytes)
 {
-	cls_count_at(&stats, CLS_STATS_STRIDE, slot, bytes);
+	cls_count_at(&stats, CLS_STATS_STRIDE(cls_class_cap), slot, bytes);
 }
 
 /* Class counters cost a cache line per packet, so they can be turned off. */
@@ -40,7 +40,7 @@ static __always_inline void cls_count_class(const struct cls_config *cfg,
 /* Reasons are rare and explain lost classification: always counted. */
 static __always_inline void cls_count_reason(__u32 reason, __u64 bytes)
 {
-	cls_count_slot(CLS_STATS_REASON_BASE + reason, bytes);
+	cls_count_slot(CLS_STATS_REASON_BASE(cls_class_cap) + reason, bytes);
 }
 
 #endif /* CLS_COUNT_H */

@@ -12,7 +12,7 @@
 
 static __always_inline __u32 cls_valid_class(__u32 idx)
 {
-	return idx < CLS_MAX_CLASSES ? idx : CLS_DEFAULT_CLASS;
+	return idx < cls_class_cap ? idx : CLS_DEFAULT_CLASS;
 }
 
 /* The longest match in the trie, the default class on a miss, -1: no trie */

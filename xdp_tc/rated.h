@@ -39,8 +39,9 @@ static __always_inline struct cls_rate_counter *cls_rate_counter(__u32 hook,
 	cfg = bpf_map_lookup_elem(&config, &zero);
 	if (!cfg || !cfg->stats_on)
 		return NULL;
-	slot = bpf_get_smp_processor_id() * CLS_RATE_STATS_STRIDE +
-	       hook * CLS_MAX_CLASSES + idx;
+	slot = bpf_get_smp_processor_id() *
+		       CLS_RATE_STATS_STRIDE(cls_class_cap) +
+	       hook * cls_class_cap + idx;
 	return bpf_map_lookup_elem(&rate_stats, &slot);
 }
 

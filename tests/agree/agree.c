@@ -24,7 +24,12 @@ int agree_open(struct cls_maps *m, const char *bpffs, enum cls_table_mode mode,
 	__u32 i;
 	int err;
 
+	size_t moved;
+
 	err = cls_open(m, &o);
+	/* Room for the classes: the set grows as the CLI grows it. */
+	if (!err)
+		err = cls_grow(m, AGREE_CLASSES, &moved);
 	if (!err && mode != CLS_TABLE_AUTO)
 		err = cls_table_set_policy(m, mode, groups);
 	for (i = 1; i < AGREE_CLASSES && !err; i++) {

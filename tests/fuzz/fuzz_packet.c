@@ -46,7 +46,7 @@ enum {
 	C_MARK = 4,    /* mark, and priority */
 	C_BOTH = 5,    /* EF and mark, no priority */
 	C_INVALID = 6, /* a slot not in use: counted, nothing applied */
-	C_OUT_OF_RANGE = CLS_MAX_CLASSES + 904, /* read as the default */
+	C_OUT_OF_RANGE = FIX_CAP + 904, /* read as the default */
 };
 
 static const struct {
@@ -132,7 +132,7 @@ static int paint_tables(struct t *t)
 		if (r->family == AF_INET)
 			dir24_paint(&d, ntohl(addr), r->len, route_text[i].idx);
 		/* The library never has a class index past the array. */
-		else if (route_text[i].idx < CLS_MAX_CLASSES &&
+		else if (route_text[i].idx < FIX_CAP &&
 			 mbt6_add(&m, r->addr, r->len, route_text[i].idx))
 			return fail(t, "IPv6 table: %s", route_text[i].prefix);
 	}
@@ -215,7 +215,7 @@ static __u32 lookup(int family, const __u8 *addr)
 		best = routes[i].len;
 		idx = route_text[i].idx;
 	}
-	return idx < CLS_MAX_CLASSES ? idx : CLS_DEFAULT_CLASS;
+	return idx < FIX_CAP ? idx : CLS_DEFAULT_CLASS;
 }
 
 /*
@@ -292,7 +292,7 @@ static void model(const __u8 *d, size_t len, enum hook hook, struct expect *e)
 
 static NO_COVERAGE __u64 all_packets(const struct fix *f)
 {
-	size_t i, n = (size_t)f->ncpus * CLS_STATS_STRIDE;
+	size_t i, n = (size_t)f->ncpus * CLS_STATS_STRIDE(FIX_CAP);
 	__u64 sum = 0;
 
 	for (i = 0; i < n; i++)
@@ -411,8 +411,9 @@ static int run_checked(struct t *t, const struct pkt *in, __u32 repeat)
 	if (!kernel_runs(t, in))
 		return 0;
 	model(in->buf, in->len, t->hook, &e);
-	slot = e.reason == NO_REASON ? class_slot(t, e.idx)
-				     : CLS_STATS_REASON_BASE + e.reason;
+	slot = e.reason == NO_REASON
+		       ? class_slot(t, e.idx)
+		       : CLS_STATS_REASON_BASE(FIX_CAP) + e.reason;
 	for (;;) {
 		before = counter(t, t->f->cpu, slot);
 		err = run_pkt_n(t, in, repeat, &r);

@@ -601,3 +601,13 @@ peer_out()
 {
 	sed 1d "$WORK/peer.$1"
 }
+
+# fcls STEP ARGS: the fault build ($CLASSIFIER_FAULT) as cls runs this
+# build, killed at its crash point STEP (maps/maps.h's cls_step()).
+fcls()
+{
+	local step=$1
+	shift
+	nsenter --net="/run/netns/$NS_S" env CLS_FAULT_STEP="$step" \
+		"$CLASSIFIER_FAULT" --bpffs "$BPFFS" "$@"
+}

@@ -53,6 +53,17 @@ old_setup()
 	old class add 1:10 name web dscp EF
 	old class add 1:20 name bulk dscp CS1
 	old class set default classid 1:30
+	# FILL_CLASSES: every class index the old layout has in use.
+	if [ -n "${FILL_CLASSES:-}" ]; then
+		old class list > "$WORK/classes"
+		awk -v n="$FILL_CLASSES" 'BEGIN {
+			for (i = 1; i <= n - 3; i++)
+				printf "class 2:%x name fill%d\n", i, i }' \
+			>> "$WORK/classes"
+		old class load "$WORK/classes"
+		expect_eq "classes, before" \
+			"$(old class list | wc -l)" "$FILL_CLASSES"
+	fi
 	old route load "$1"
 	old attach dev "$VS"
 	[ "${2:-}" = one ] && return

@@ -99,6 +99,7 @@ static int map_arrays(struct fix *f)
 
 int fix_open(struct fix *f)
 {
+	int fds[CLS_NR_MAPS], id;
 	const char *stray;
 	int err;
 
@@ -120,10 +121,21 @@ int fix_open(struct fix *f)
 		err = -errno;
 		goto out;
 	}
-	/* The programs' maps made as the library makes them. */
-	err = cls_bind_maps(f->skel->obj, NULL, &stray);
+	/* The programs' maps made as the library makes them, for FIX_CAP. */
+	for (id = 0; id < CLS_NR_MAPS; id++)
+		fds[id] =
+			cls_map_specs[id].bpf
+				? cls_map_create(&cls_map_specs[id],
+						 cls_class_entries(id, FIX_CAP,
+								   f->ncpus))
+				: -1;
+	err = cls_bind_maps(f->skel->obj, fds, &stray);
+	for (id = 0; id < CLS_NR_MAPS; id++)
+		if (fds[id] >= 0)
+			close(fds[id]);
 	if (err)
 		goto out;
+	f->skel->rodata->cls_class_cap = FIX_CAP;
 	err = classifier_bpf__load(f->skel);
 	if (err)
 		goto out;
@@ -564,13 +576,13 @@ out:
 
 struct cls_counter counter(const struct t *t, int cpu, __u32 slot)
 {
-	return t->f->stats[(size_t)cpu * CLS_STATS_STRIDE + slot];
+	return t->f->stats[(size_t)cpu * CLS_STATS_STRIDE(FIX_CAP) + slot];
 }
 
 __u32 class_slot(const struct t *t, __u32 idx)
 {
 	return (hook_is_tc(t) ? CLS_STATS_EGRESS_BASE
-			      : CLS_STATS_INGRESS_BASE) +
+			      : CLS_STATS_INGRESS_BASE(FIX_CAP)) +
 	       idx;
 }
 
@@ -585,7 +597,7 @@ __u64 class_packets(const struct t *t, int cpu)
 	__u64 sum = 0;
 	__u32 i;
 
-	for (i = 0; i < CLS_MAX_CLASSES; i++)
+	for (i = 0; i < FIX_CAP; i++)
 		sum += class_counter(t, cpu, i).packets;
 	return sum;
 }
@@ -593,12 +605,12 @@ __u64 class_packets(const struct t *t, int cpu)
 /* The same for the other hook. */
 __u64 other_hook_packets(const struct t *t, int cpu)
 {
-	__u32 base =
-		hook_is_tc(t) ? CLS_STATS_INGRESS_BASE : CLS_STATS_EGRESS_BASE;
+	__u32 base = hook_is_tc(t) ? CLS_STATS_INGRESS_BASE(FIX_CAP)
+				   : CLS_STATS_EGRESS_BASE;
 	__u64 sum = 0;
 	__u32 i;
 
-	for (i = 0; i < CLS_MAX_CLASSES; i++)
+	for (i = 0; i < FIX_CAP; i++)
 		sum += counter(t, cpu, base + i).packets;
 	return sum;
 }
@@ -609,7 +621,8 @@ __u64 reason_packets(const struct t *t, int cpu)
 	__u32 i;
 
 	for (i = 0; i < CLS_REASON_SLOTS; i++)
-		sum += counter(t, cpu, CLS_STATS_REASON_BASE + i).packets;
+		sum += counter(t, cpu, CLS_STATS_REASON_BASE(FIX_CAP) + i)
+			       .packets;
 	return sum;
 }
 
@@ -617,8 +630,9 @@ struct cls_rate_counter rate_counter(const struct t *t, __u32 idx)
 {
 	__u32 hook = t->hook == HOOK_XDP ? CLS_RATE_INGRESS : CLS_RATE_EGRESS;
 
-	return t->f->rate_stats[(size_t)t->f->cpu * CLS_RATE_STATS_STRIDE +
-				hook * CLS_MAX_CLASSES + idx];
+	return t->f->rate_stats[(size_t)t->f->cpu *
+					CLS_RATE_STATS_STRIDE(FIX_CAP) +
+				hook * FIX_CAP + idx];
 }
 
 int expect_class(struct t *t, const struct pkt *p, __u32 idx)
@@ -653,7 +667,7 @@ int expect_class(struct t *t, const struct pkt *p, __u32 idx)
 
 int expect_reason(struct t *t, const struct pkt *p, enum cls_reason reason)
 {
-	__u32 slot = CLS_STATS_REASON_BASE + reason;
+	__u32 slot = CLS_STATS_REASON_BASE(FIX_CAP) + reason;
 	int cpu = t->f->cpu;
 	struct cls_counter before = counter(t, cpu, slot), after;
 	__u64 classes = class_packets(t, cpu);

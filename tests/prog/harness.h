@@ -20,6 +20,8 @@
  * class a packet got from skb->priority.
  */
 #define TEST_CLASSES 16
+/* The fixture's maps have room for this many classes (cls_class_cap). */
+#define FIX_CAP 4096
 /* The address on the side a hook does not classify by routes here. */
 #define TEST_DECOY_CLASS 9
 #define TEST_DECOY_V4	 "192.0.2.99"

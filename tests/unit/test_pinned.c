@@ -136,10 +136,10 @@ static void test_read_only_handle(void **state)
 	assert_int_equal(cls_open(&m, &w), 0);
 	assert_int_equal(cls_stats_map(&m), 0);
 	for (cpu = 0; cpu < m.nr_cpus; cpu++) {
-		m.stats_mem[(size_t)cpu * CLS_STATS_STRIDE + slot].packets =
-			cpu + 1;
-		m.stats_mem[(size_t)cpu * CLS_STATS_STRIDE + slot].bytes =
-			1000 * (cpu + 1);
+		m.stats_mem[(size_t)cpu * CLS_STATS_STRIDE(m.cap) + slot]
+			.packets = cpu + 1;
+		m.stats_mem[(size_t)cpu * CLS_STATS_STRIDE(m.cap) + slot]
+			.bytes = 1000 * (cpu + 1);
 	}
 	cls_close(&m);
 
