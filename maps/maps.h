@@ -122,6 +122,7 @@ struct cls_maps {
 	int fd[CLS_NR_MAPS];
 	unsigned int nr_cpus;
 	__u32 cap; /* classes the class-indexed maps have room for */
+	unsigned long maps_ino; /* of the maps/ the fds were opened from */
 	/* The live generation's inner maps, looked up on first use. */
 	__u32 gen;
 	bool gen_known;

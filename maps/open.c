@@ -285,8 +285,10 @@ static int check_state(struct cls_maps *m)
 /* Open and check every pin of maps/ (fd: that directory). */
 static int open_pins(struct cls_maps *m, int maps_fd)
 {
+	struct stat st;
 	int id, err;
 
+	m->maps_ino = fstat(maps_fd, &st) ? 0 : st.st_ino;
 	err = check_layout(m, maps_fd);
 	for (id = 0; id < CLS_NR_MAPS && !err; id++) {
 		const char *name = cls_map_specs[id].name;
@@ -533,6 +535,20 @@ void cls_handle_release(struct cls_maps *m)
 	m->locked = false;
 }
 
+/*
+ * A set made live since m opened its pins (a growth: maps/grow.c; its
+ * maps/ is another directory) replaces the one m holds, whose state and
+ * class maps nothing reads any more.
+ */
+static int reopen_if_moved(struct cls_maps *m)
+{
+	struct stat st;
+
+	if (fstatat(m->dir_fd, "maps", &st, AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	return st.st_ino == m->maps_ino ? 0 : cls_reopen(m);
+}
+
 int cls_lock(struct cls_maps *m, int wait_ms)
 {
 	int err;
@@ -546,7 +562,9 @@ int cls_lock(struct cls_maps *m, int wait_ms)
 	/* Another process may have published or changed classes meanwhile. */
 	cls_live_forget(m);
 	cls_catalog_free(m);
-	err = cls_recover(m);
+	err = reopen_if_moved(m);
+	if (!err)
+		err = cls_recover(m);
 	if (err)
 		unlock(m);
 	return err;
