@@ -161,6 +161,30 @@ expect_eq "passed, no CPU" $(($(passed no_cpu) - bn)) $N
 cls steer list | grep -q "^queue 0 cpu none steered" ||
 	fail "steer list, queue 0 without a CPU: $(cls steer list | head -1)"
 
+# the class maps grown with steering attached (65 classes and more, room
+# for 64 before): the steering link is moved to a program for the new
+# room, what it counted is carried, and a class at an index past the
+# old room is steered to its queue's CPU
+steer_prog() { cls status | sed -n 's/^attached steer-in steer prog \([0-9]*\) .*/\1/p'; }
+p0=$(steer_prog) s1=$(steered 1)
+[ "$(cls -j status | jq .class_room)" = 64 ] ||
+	fail "room before: $(cls -j status | jq .class_room)"
+for i in $(seq 60); do
+	cls class add "1:$(printf %x $((0x100 + i)))" name "fill$i"
+done
+cls class add 4:40 name big rate 200mbit queue 3
+cls route add "$DROP4/32" class big
+[ "$(cls -j status | jq .class_room)" = 128 ] ||
+	fail "room after: $(cls -j status | jq .class_room)"
+[ "$(steer_prog)" != "$p0" ] || fail "steering still on program $p0"
+cls status | grep -q "^attached steer-in steer prog [0-9]* cls_steer build current" ||
+	fail "status after growth: $(cls status | grep steer-in)"
+expect_eq "steered toward queue 1, carried" "$(steered 1)" "$s1"
+b0=$(on_cpu big 1) s3=$(steered 3 0)
+from 0 "$DROP4" $N
+expect_eq "class big (past the old room) on CPU 1" $(($(on_cpu big 1) - b0)) $N
+expect_eq "steered toward queue 3 after growth" $(($(steered 3 0) - s3)) $N
+
 # bad input: one line, nothing changed
 before=$(cls steer list)
 for args in "queue 1 cpu $NCPU" "queue 4096 cpu 0" "queue 1 cpu x" \
